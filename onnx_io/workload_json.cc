@@ -1,0 +1,349 @@
+#include "onnx_io/workload_json.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace placer {
+
+using nlohmann::json;
+
+namespace {
+
+// "file:line:column" for a byte offset into text (nlohmann reports byte offsets).
+std::string position(const std::string& text, std::size_t byte, const std::string& source) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+Expected<json> parseJson(const std::string& text, const std::string& source) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    if (auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
+    return invalidInput(position(text, e.byte == 0 ? 0 : e.byte - 1, source) + ": malformed JSON: " + what);
+  }
+}
+
+// Field readers: `where` names the object ("node 7 (nodes[3])") for messages.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string where) : object_(object), where_(std::move(where)) {}
+
+  Status number(const char* key, double& out, bool required, double fallback = 0) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) {
+      if (required) return missing(key);
+      out = fallback;
+      return Status::ok();
+    }
+    if (!it->is_number()) return invalidInput(where_ + ": field \"" + key + "\" must be a number");
+    out = it->get<double>();
+    if (!std::isfinite(out)) return invalidInput(where_ + ": field \"" + key + "\" is not finite");
+    return Status::ok();
+  }
+
+  Status nonNegative(const char* key, double& out, bool required, double fallback = 0) const {
+    if (Status s = number(key, out, required, fallback); !s) return s;
+    if (out < 0) {
+      std::ostringstream msg;
+      msg << where_ << ": field \"" << key << "\" is negative (" << out << ")";
+      return invalidInput(msg.str());
+    }
+    return Status::ok();
+  }
+
+  Status integer(const char* key, long long& out, bool required, long long fallback = 0) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) {
+      if (required) return missing(key);
+      out = fallback;
+      return Status::ok();
+    }
+    if (it->is_boolean()) {
+      out = it->get<bool>();
+      return Status::ok();
+    }
+    if (!it->is_number_integer() &&
+        !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>())) {
+      return invalidInput(where_ + ": field \"" + key + "\" must be an integer");
+    }
+    out = it->is_number_integer() ? it->get<long long>() : static_cast<long long>(it->get<double>());
+    return Status::ok();
+  }
+
+ private:
+  Status missing(const char* key) const {
+    return invalidInput(where_ + ": missing field \"" + key + "\"");
+  }
+  const json& object_;
+  std::string where_;
+};
+
+std::string nodeWhere(const std::string& source, std::size_t index, const json& node) {
+  std::string where = source + ": nodes[" + std::to_string(index) + "]";
+  auto id = node.find("id");
+  if (id != node.end() && id->is_number_integer()) where += " (node " + std::to_string(id->get<long long>()) + ")";
+  return where;
+}
+
+}  // namespace
+
+Expected<Problem> parseWorkload(const std::string& text, const std::string& source) {
+  auto parsed = parseJson(text, source);
+  if (!parsed) return parsed.status();
+  const json& root = *parsed;
+  if (!root.is_object()) return invalidInput(source + ": the workload must be a JSON object");
+
+  Problem problem;
+  problem.source = source;
+  FieldReader top(root, source);
+  long long accelerators = 0, cpus = 0;
+  if (Status s = top.nonNegative("maxSizePerFPGA", problem.devices.memory, true); !s) return s;
+  if (Status s = top.integer("maxFPGAs", accelerators, true); !s) return s;
+  if (Status s = top.integer("maxCPUs", cpus, true); !s) return s;
+  if (accelerators < 0 || cpus < 0) return invalidInput(source + ": maxFPGAs and maxCPUs must be non-negative");
+  if (accelerators > 4096 || cpus > 4096) return invalidInput(source + ": more than 4096 devices of a kind");
+  problem.devices.accelerators = static_cast<int>(accelerators);
+  problem.devices.cpus = static_cast<int>(cpus);
+  for (const char* key : {"nodes", "edges"}) {
+    if (!root.contains(key)) return invalidInput(source + ": missing field \"" + key + "\"");
+    if (!root[key].is_array()) return invalidInput(source + ": field \"" + key + "\" must be an array");
+  }
+
+  std::map<long long, Vertex> vertex_of_id;
+  const json& nodes = root["nodes"];
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const json& node = nodes[i];
+    const std::string where = nodeWhere(source, i, node);
+    if (!node.is_object()) return invalidInput(where + ": a node must be a JSON object");
+    FieldReader f(node, where);
+    long long id = 0, supported = 1, backward = 0, color = 0;
+    OpNode op;
+    if (Status s = f.integer("id", id, true); !s) return s;
+    if (Status s = f.nonNegative("cpuLatency", op.p_cpu, true); !s) return s;
+    if (Status s = f.nonNegative("fpgaLatency", op.p_acc, true); !s) return s;
+    if (Status s = f.nonNegative("size", op.memory, false); !s) return s;
+    if (Status s = f.integer("supportedOnFpga", supported, false, 1); !s) return s;
+    if (Status s = f.integer("isBackwardNode", backward, false, 0); !s) return s;
+    if (node.contains("colorClass")) {
+      if (Status s = f.integer("colorClass", color, true); !s) return s;
+      op.colocation = static_cast<int>(color);
+    }
+    if (auto name = node.find("name"); name != node.end() && name->is_string()) op.name = *name;
+    if (id < 0 || id > std::numeric_limits<int>::max()) {
+      return invalidInput(where + ": id must be a non-negative 32-bit integer");
+    }
+    if (!supported) op.p_acc = kInfinity;
+    op.backward = backward != 0;
+    op.members = {static_cast<int>(id)};
+    if (vertex_of_id.count(id)) return invalidInput(where + ": duplicate node id " + std::to_string(id));
+    vertex_of_id[id] = boost::add_vertex(op, problem.graph);
+  }
+
+  const json& edges = root["edges"];
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const json& edge = edges[i];
+    std::string where = source + ": edges[" + std::to_string(i) + "]";
+    if (!edge.is_object()) return invalidInput(where + ": an edge must be a JSON object");
+    FieldReader f(edge, where);
+    long long from = 0, to = 0;
+    OpEdge e;
+    if (Status s = f.integer("sourceId", from, true); !s) return s;
+    if (Status s = f.integer("destId", to, true); !s) return s;
+    where += " (" + std::to_string(from) + " -> " + std::to_string(to) + ")";
+    FieldReader g(edge, where);
+    if (Status s = g.nonNegative("cost", e.cost, true); !s) return s;
+    auto u = vertex_of_id.find(from), w = vertex_of_id.find(to);
+    if (u == vertex_of_id.end()) return invalidInput(where + ": sourceId " + std::to_string(from) + " is not a node id");
+    if (w == vertex_of_id.end()) return invalidInput(where + ": destId " + std::to_string(to) + " is not a node id");
+    if (from == to) return invalidInput(where + ": self-loop on node " + std::to_string(from));
+    if (problem.graph[u->second].backward && !problem.graph[w->second].backward) {
+      return invalidInput(where + ": edge from backward node " + std::to_string(from) +
+                          " to forward node " + std::to_string(to) +
+                          " (backward nodes may only feed backward nodes)");
+    }
+    boost::add_edge(u->second, w->second, e, problem.graph);
+  }
+
+  if (auto cycle = findCycle(problem.graph, /*forward_only=*/false); !cycle.empty()) {
+    std::string path;
+    for (Vertex v : cycle) path += std::to_string(problem.graph[v].members.front()) + " -> ";
+    path += std::to_string(problem.graph[cycle.front()].members.front());
+    return invalidInput(source + ": the graph has a cycle: " + path + " (starting at " +
+                        describeNode(problem.graph, cycle.front()) + ")");
+  }
+  problem.nets = buildNets(problem.graph);
+  return problem;
+}
+
+Expected<std::string> readTextFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return ioError("cannot read " + path.string());
+  return buffer.str();
+}
+
+Expected<Problem> readWorkload(const std::filesystem::path& path) {
+  auto text = readTextFile(path);
+  if (!text) return text.status();
+  return parseWorkload(*text, path.string());
+}
+
+json placementToJson(const Problem& problem, const Placement& placement, const Evaluation& evaluation) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  std::vector<std::vector<int>> ids(devices.count());
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    for (int id : g[v].members) ids[placement.device_of[v]].push_back(id);
+  }
+  json out;
+  out["maxLoad"] = evaluation.max_load;
+  out["fpgas"] = json::array();
+  out["cpus"] = json::array();
+  for (int d = 0; d < devices.count(); ++d) {
+    std::sort(ids[d].begin(), ids[d].end());
+    json device{{"load", evaluation.devices[d].load}, {"nodes", ids[d]}};
+    if (devices.isAccelerator(d)) {
+      device["memory"] = evaluation.devices[d].memory;
+      out["fpgas"].push_back(device);
+    } else {
+      out["cpus"].push_back(device);
+    }
+  }
+  return out;
+}
+
+Expected<std::vector<int>> parseSplit(const std::string& text, const std::string& source,
+                                      const Problem& problem) {
+  auto parsed = parseJson(text, source);
+  if (!parsed) return parsed.status();
+  const json& root = *parsed;
+  if (!root.is_object()) return invalidInput(source + ": a split must be a JSON object");
+  const OpGraph& g = problem.graph;
+  std::map<int, Vertex> vertex_of_id;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    for (int id : g[v].members) vertex_of_id[id] = v;
+  }
+  std::vector<int> device_of(boost::num_vertices(g), -1);
+  struct Kind {
+    const char* key;
+    int first_device;
+    int count;
+  };
+  const DeviceSet& devices = problem.devices;
+  for (const Kind& kind : {Kind{"fpgas", 0, devices.accelerators}, Kind{"cpus", devices.accelerators, devices.cpus}}) {
+    if (!root.contains(kind.key)) continue;
+    const json& list = root[kind.key];
+    if (!list.is_array()) return invalidInput(source + ": field \"" + kind.key + "\" must be an array");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string where = source + ": " + kind.key + "[" + std::to_string(i) + "]";
+      if (!list[i].is_object() || !list[i].contains("nodes") || !list[i]["nodes"].is_array()) {
+        return invalidInput(where + ": expected an object with a \"nodes\" array");
+      }
+      const json& ids = list[i]["nodes"];
+      if (ids.empty()) continue;
+      if (static_cast<int>(i) >= kind.count) {
+        return invalidInput(where + ": the split uses more " + kind.key + " than the workload's " +
+                            std::to_string(kind.count));
+      }
+      for (const json& id : ids) {
+        if (!id.is_number_integer()) return invalidInput(where + ": node ids must be integers");
+        auto it = vertex_of_id.find(id.get<int>());
+        if (it == vertex_of_id.end()) {
+          return invalidInput(where + ": node " + std::to_string(id.get<int>()) + " is not in the workload");
+        }
+        if (device_of[it->second] != -1) {
+          return invalidInput(where + ": node " + std::to_string(id.get<int>()) + " is listed twice");
+        }
+        device_of[it->second] = kind.first_device + static_cast<int>(i);
+      }
+    }
+  }
+  // Nodes left out follow their colocation class.
+  std::map<int, std::set<int>> devices_of_class;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (device_of[v] != -1 && g[v].colocation) devices_of_class[*g[v].colocation].insert(device_of[v]);
+  }
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (device_of[v] != -1) continue;
+    auto it = g[v].colocation ? devices_of_class.find(*g[v].colocation) : devices_of_class.end();
+    if (it == devices_of_class.end()) {
+      return invalidInput(source + ": " + describeNode(g, v) +
+                          " is not in the split and has no colocated node there to follow");
+    }
+    if (it->second.size() > 1) {
+      return invalidInput(source + ": " + describeNode(g, v) +
+                          " is not in the split and its colocation class is on several devices");
+    }
+    device_of[v] = *it->second.begin();
+  }
+  return device_of;
+}
+
+Expected<std::vector<int>> readSplit(const std::filesystem::path& path, const Problem& problem) {
+  auto text = readTextFile(path);
+  if (!text) return text.status();
+  return parseSplit(*text, path.string(), problem);
+}
+
+Status writeFileAtomically(const std::filesystem::path& path, const std::string& text,
+                           const std::vector<std::filesystem::path>& inputs) {
+  std::error_code ec;
+  for (const auto& input : inputs) {
+    if (std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, input, ec)) {
+      return ioError("refusing to write " + path.string() + ": it is an input file");
+    }
+  }
+  std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+  std::string pattern = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
+  const std::string tmp(name.data());
+  ::fchmod(fd, 0644);  // mkstemp creates 0600; outputs are ordinary files
+  std::size_t written = 0;
+  while (written < text.size()) {
+    ssize_t w = ::write(fd, text.data() + written, text.size() - written);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      std::string err = std::strerror(errno);
+      ::close(fd);
+      std::filesystem::remove(tmp, ec);
+      return ioError("cannot write " + path.string() + ": " + err);
+    }
+    written += static_cast<std::size_t>(w);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    std::string err = std::strerror(errno);
+    std::filesystem::remove(tmp, ec);
+    return ioError("cannot write " + path.string() + ": " + err);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string err = std::strerror(errno);
+    std::filesystem::remove(tmp, ec);
+    return ioError("cannot write " + path.string() + ": " + err);
+  }
+  return Status::ok();
+}
+
+}  // namespace placer

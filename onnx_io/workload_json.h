@@ -1,0 +1,47 @@
+// The workload JSON format of Tarnawski et al. 2020 (the reference tool's input) and its placement
+// output format.
+//
+// Input: {"maxSizePerFPGA": M, "maxFPGAs": k, "maxCPUs": l,
+//         "nodes": [{"id", "cpuLatency", "fpgaLatency", "supportedOnFpga", "size",
+//                    "isBackwardNode", "colorClass"?, "name"?}, ...],
+//         "edges": [{"sourceId", "destId", "cost"}, ...]}; other fields are ignored.
+// An edge's cost is the transfer cost of its source's output; when a node's outgoing edges disagree,
+// each edge is its own transfer (App. B). Output: {"maxLoad": x, "fpgas": [{"load", "nodes"}...],
+// "cpus": [...]} with original node ids; accelerators listed in pipeline order.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+#include "solvers/evaluate.h"
+
+namespace placer {
+
+// Parses and validates a workload: every problem names the file and the node or edge at fault.
+Expected<Problem> parseWorkload(const std::string& text, const std::string& source_name);
+Expected<Problem> readWorkload(const std::filesystem::path& path);
+
+// The placement in the reference tool's output format (devices with their loads and node ids).
+nlohmann::json placementToJson(const Problem& problem, const Placement& placement,
+                               const Evaluation& evaluation);
+
+// Reads a split in the output format (loads ignored) and returns a device per vertex. Nodes the
+// split leaves out get the device of their colocation class, as for expert splits of training
+// graphs that list forward nodes only; anything else left out is an error.
+Expected<std::vector<int>> parseSplit(const std::string& text, const std::string& source_name,
+                                      const Problem& problem);
+Expected<std::vector<int>> readSplit(const std::filesystem::path& path, const Problem& problem);
+
+// Reads a whole file; the error names the path.
+Expected<std::string> readTextFile(const std::filesystem::path& path);
+
+// Writes `text` to `path` atomically (temporary file in the same directory, then rename), refusing
+// to write over any of `inputs`.
+Status writeFileAtomically(const std::filesystem::path& path, const std::string& text,
+                           const std::vector<std::filesystem::path>& inputs);
+
+}  // namespace placer

@@ -1,0 +1,49 @@
+// The pass interface and the context passes share (DESIGN.md, "Passes").
+//
+// A pass transforms a Problem in place. A pass that changes the vertex set records the mapping from
+// the vertices it received to the vertices it produced, so the pass manager can carry a placement
+// found on the transformed graph back to the graph the user gave (the expand pass).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+#include "solvers/solve_result.h"
+
+namespace placer {
+
+// Settings a partitioning pass reads at run time (the algorithm itself is the pass's argument).
+struct SolverSettings {
+  std::int64_t max_ideals = 4'000'000;
+  ProgressFn progress;
+};
+
+struct PassContext {
+  SolverSettings solver;
+  bool verify_each = false;
+
+  // Set by the pass manager before the first pass: the problem as the user gave it.
+  std::optional<Problem> original;
+  // One vertex map per graph-changing pass, oldest first: mappings[i][v] = vertex of v afterwards.
+  std::vector<std::vector<Vertex>> mappings;
+  // True after a contraction that can close cycles in the forward graph, until scc runs.
+  bool cycles_possible = false;
+  // The partition pass's answer, on the graph it saw; expand moves it to the original graph.
+  std::optional<SolveResult> solve;
+  // A pass's one-line summary of what it did, collected into the log by the pass manager.
+  std::string note;
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string_view name() const = 0;
+  virtual Status run(Problem& problem, PassContext& ctx) = 0;
+};
+
+}  // namespace placer

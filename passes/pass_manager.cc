@@ -1,0 +1,168 @@
+#include "passes/pass_manager.h"
+
+#include <chrono>
+#include <set>
+
+#include "passes/colocate.h"
+#include "passes/expand.h"
+#include "passes/fold_leaves.h"
+#include "passes/orphans.h"
+#include "passes/partition.h"
+#include "passes/scc_contraction.h"
+#include "passes/subdivide.h"
+
+namespace placer {
+
+void PassRegistry::add(std::string name, std::string help, PassFactory factory) {
+  entries_[std::move(name)] = Entry{std::move(help), std::move(factory)};
+}
+
+Expected<std::unique_ptr<Pass>> PassRegistry::create(std::string_view name,
+                                                     std::string_view argument) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    std::string known;
+    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+    return unsupported("unknown pass '" + std::string(name) + "' (known passes: " + known + ")");
+  }
+  return it->second.factory(argument);
+}
+
+std::vector<std::string> PassRegistry::describe() const {
+  std::vector<std::string> lines;
+  for (const auto& [name, entry] : entries_) lines.push_back(name + ": " + entry.help);
+  return lines;
+}
+
+namespace {
+
+template <typename P>
+PassFactory noArgument() {
+  return [](std::string_view argument) -> Expected<std::unique_ptr<Pass>> {
+    if (!argument.empty()) {
+      return unsupported("pass '" + std::string(P().name()) + "' takes no argument (got '" +
+                         std::string(argument) + "')");
+    }
+    return std::unique_ptr<Pass>(std::make_unique<P>());
+  };
+}
+
+}  // namespace
+
+void registerBuiltinPasses(PassRegistry& registry) {
+  registry.add("subdivide",
+               "give every node one outgoing transfer cost by subdividing edges whose costs differ "
+               "(Tarnawski et al. App. B)",
+               noArgument<SubdividePass>());
+  registry.add("colocate",
+               "contract each colocation class, forward and backward sides separately (App. B)",
+               noArgument<ColocatePass>());
+  registry.add("orphans",
+               "give backward nodes without a forward partner an artificial forward image with "
+               "mirrored edges (App. B)",
+               noArgument<OrphansPass>());
+  registry.add("scc", "contract strongly connected components of the forward graph (App. B)",
+               noArgument<SccContractionPass>());
+  registry.add("fold-leaves",
+               "merge zero-cost leaf nodes into their only neighbour (never changes the optimum)",
+               noArgument<FoldLeavesPass>());
+  registry.add("partition",
+               "find the placement: partition=dp (exact DP over ideals, §5.1.1) or partition=dpl "
+               "(linearised DP, §5.1.2)",
+               [](std::string_view argument) -> Expected<std::unique_ptr<Pass>> {
+                 auto algorithm = parseAlgorithm(argument.empty() ? "dp" : argument);
+                 if (!algorithm) return algorithm.status();
+                 return std::unique_ptr<Pass>(std::make_unique<PartitionPass>(*algorithm));
+               });
+  registry.add("expand", "map the placement back onto the original nodes", noArgument<ExpandPass>());
+}
+
+Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view pipeline) {
+  std::size_t pos = 0;
+  while (pos <= pipeline.size()) {
+    std::size_t comma = pipeline.find(',', pos);
+    if (comma == std::string_view::npos) comma = pipeline.size();
+    std::string_view item = pipeline.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) return unsupported("empty pass name in pipeline '" + std::string(pipeline) + "'");
+    std::string_view name = item, argument;
+    if (auto eq = item.find('='); eq != std::string_view::npos) {
+      name = item.substr(0, eq);
+      argument = item.substr(eq + 1);
+    }
+    auto pass = registry.create(name, argument);
+    if (!pass) return pass.status();
+    add(std::move(*pass));
+  }
+  return Status::ok();
+}
+
+Status PassManager::run(Problem& problem, PassContext& ctx) {
+  if (!ctx.original) ctx.original = problem;
+  for (auto& pass : passes_) {
+    PassRecord record;
+    record.name = std::string(pass->name());
+    record.nodes_before = boost::num_vertices(problem.graph);
+    record.edges_before = boost::num_edges(problem.graph);
+    ctx.note.clear();
+    const auto start = std::chrono::steady_clock::now();
+    Status status = pass->run(problem, ctx);
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    record.nodes_after = boost::num_vertices(problem.graph);
+    record.edges_after = boost::num_edges(problem.graph);
+    record.note = ctx.note;
+    log_.push_back(record);
+    if (!status) return status.withContext("pass '" + record.name + "'");
+    if (ctx.verify_each) {
+      if (Status s = checkInvariants(problem, ctx.cycles_possible); !s) {
+        return internalError("after pass '" + record.name + "': " + s.message());
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx) {
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager manager;
+  if (Status s = manager.parsePipeline(registry, pipeline); !s) return s;
+  if (Status s = manager.run(problem, ctx); !s) return s;
+  if (!ctx.solve) return unsupported("the pipeline '" + std::string(pipeline) + "' has no partition pass");
+  if (!ctx.mappings.empty() || ctx.solve->placement.device_of.size() != boost::num_vertices(problem.graph)) {
+    return unsupported("the pipeline '" + std::string(pipeline) + "' must end with the expand pass");
+  }
+  return PipelineOutcome{std::move(problem), std::move(*ctx.solve), manager.log()};
+}
+
+Status checkInvariants(const Problem& problem, bool cycles_allowed) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  for (std::size_t i = 0; i < problem.nets.size(); ++i) {
+    const Net& net = problem.nets[i];
+    if (net.source >= n) return internalError("net " + std::to_string(i) + " has no source vertex");
+    if (net.sinks.empty()) return internalError("net " + std::to_string(i) + " has no consumer");
+    for (std::size_t j = 0; j < net.sinks.size(); ++j) {
+      if (net.sinks[j] >= n || net.sinks[j] == net.source || (j > 0 && net.sinks[j - 1] >= net.sinks[j])) {
+        return internalError("net " + std::to_string(i) + " has malformed consumers");
+      }
+    }
+    if (!(net.cost >= 0)) return internalError("net " + std::to_string(i) + " has a negative cost");
+  }
+  std::set<int> seen;
+  for (Vertex v = 0; v < n; ++v) {
+    for (int id : g[v].members) {
+      if (!seen.insert(id).second) {
+        return internalError("original node " + std::to_string(id) + " is in two vertices");
+      }
+    }
+  }
+  if (!cycles_allowed) {
+    if (auto cycle = findCycle(g, /*forward_only=*/true); !cycle.empty()) {
+      return internalError("the forward graph has a cycle through " + describeNode(g, cycle.front()));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace placer

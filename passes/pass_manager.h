@@ -1,0 +1,76 @@
+// Pass registry and pass manager (the shape of LLVM's new pass manager and onnx/optimizer's
+// registry, without analysis invalidation).
+//
+// Registration is one explicit function, registerBuiltinPasses(), mapping names to factories; a
+// textual pipeline such as "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand" is parsed against
+// the registry. The manager times every pass, records node and edge counts before and after, stops at
+// the first error, and with verify_each checks the graph invariants after every pass.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "passes/pass.h"
+
+namespace placer {
+
+using PassFactory = std::function<Expected<std::unique_ptr<Pass>>(std::string_view argument)>;
+
+class PassRegistry {
+ public:
+  void add(std::string name, std::string help, PassFactory factory);
+  Expected<std::unique_ptr<Pass>> create(std::string_view name, std::string_view argument) const;
+  // "name: help" lines, for --help.
+  std::vector<std::string> describe() const;
+
+ private:
+  struct Entry {
+    std::string help;
+    PassFactory factory;
+  };
+  std::map<std::string, Entry, std::less<>> entries_;
+};
+
+void registerBuiltinPasses(PassRegistry& registry);
+
+inline constexpr std::string_view kDefaultPipeline = "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand";
+
+struct PassRecord {
+  std::string name;
+  std::size_t nodes_before = 0, nodes_after = 0;
+  std::size_t edges_before = 0, edges_after = 0;
+  double seconds = 0;
+  std::string note;
+};
+
+class PassManager {
+ public:
+  void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  // Appends the passes of a comma-separated pipeline ("name" or "name=argument").
+  Status parsePipeline(const PassRegistry& registry, std::string_view pipeline);
+  // Runs every pass in order; on failure the message is prefixed with the failing pass's name.
+  Status run(Problem& problem, PassContext& ctx);
+  const std::vector<PassRecord>& log() const { return log_; }
+
+ private:
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<PassRecord> log_;
+};
+
+// Runs a pipeline that ends with a placement on the original graph (partition ... expand).
+struct PipelineOutcome {
+  Problem problem;  // as given
+  SolveResult solve;
+  std::vector<PassRecord> log;
+};
+Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx = {});
+
+// Structural invariants of a problem: nets well-formed, every original node in exactly one vertex,
+// and (unless cycles_allowed) an acyclic forward graph.
+Status checkInvariants(const Problem& problem, bool cycles_allowed);
+
+}  // namespace placer

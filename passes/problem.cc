@@ -1,0 +1,177 @@
+// Helpers over the core problem types: net construction, forward topological order, contraction.
+#include "passes/problem.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <set>
+#include <utility>
+
+namespace placer {
+
+std::string describeNode(const OpGraph& graph, Vertex v) {
+  const OpNode& node = graph[v];
+  std::string id = node.members.size() == 1 ? std::to_string(node.members.front())
+                                            : "#" + std::to_string(v);
+  if (node.name.empty()) return "node " + id;
+  return "node " + id + " \"" + node.name + "\"";
+}
+
+std::vector<Net> buildNets(const OpGraph& graph) {
+  std::vector<Net> nets;
+  for (Vertex u = 0; u < boost::num_vertices(graph); ++u) {
+    std::vector<std::pair<Vertex, double>> outs;
+    for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
+      if (graph[*it].artificial) continue;
+      outs.emplace_back(boost::target(*it, graph), graph[*it].cost);
+    }
+    if (outs.empty()) continue;
+    bool uniform = std::all_of(outs.begin(), outs.end(),
+                               [&](const auto& o) { return o.second == outs.front().second; });
+    if (uniform) {
+      Net net{u, {}, outs.front().second};
+      for (const auto& o : outs) net.sinks.push_back(o.first);
+      std::sort(net.sinks.begin(), net.sinks.end());
+      net.sinks.erase(std::unique(net.sinks.begin(), net.sinks.end()), net.sinks.end());
+      nets.push_back(std::move(net));
+    } else {
+      for (const auto& o : outs) nets.push_back(Net{u, {o.first}, o.second});
+    }
+  }
+  return nets;
+}
+
+std::optional<std::vector<Vertex>> forwardTopologicalOrder(const OpGraph& graph) {
+  const std::size_t n = boost::num_vertices(graph);
+  std::vector<int> indegree(n, 0);
+  std::size_t forward_count = 0;
+  for (Vertex v = 0; v < n; ++v) {
+    if (graph[v].backward) continue;
+    ++forward_count;
+    for (auto [it, end] = boost::in_edges(v, graph); it != end; ++it) {
+      if (!graph[boost::source(*it, graph)].backward) ++indegree[v];
+    }
+  }
+  std::priority_queue<Vertex, std::vector<Vertex>, std::greater<>> ready;
+  for (Vertex v = 0; v < n; ++v) {
+    if (!graph[v].backward && indegree[v] == 0) ready.push(v);
+  }
+  std::vector<Vertex> order;
+  order.reserve(forward_count);
+  while (!ready.empty()) {
+    Vertex v = ready.top();
+    ready.pop();
+    order.push_back(v);
+    for (auto [it, end] = boost::out_edges(v, graph); it != end; ++it) {
+      Vertex w = boost::target(*it, graph);
+      if (!graph[w].backward && --indegree[w] == 0) ready.push(w);
+    }
+  }
+  if (order.size() != forward_count) return std::nullopt;
+  return order;
+}
+
+std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only) {
+  const std::size_t n = boost::num_vertices(graph);
+  enum : char { White, Grey, Black };
+  std::vector<char> color(n, White);
+  std::vector<Vertex> parent(n, n);
+  // Iterative DFS; a grey successor closes a cycle, which we read back through `parent`.
+  for (Vertex root = 0; root < n; ++root) {
+    if ((forward_only && graph[root].backward) || color[root] != White) continue;
+    std::vector<std::pair<Vertex, OpGraph::out_edge_iterator>> stack;
+    color[root] = Grey;
+    stack.emplace_back(root, boost::out_edges(root, graph).first);
+    while (!stack.empty()) {
+      auto& [v, it] = stack.back();
+      if (it == boost::out_edges(v, graph).second) {
+        color[v] = Black;
+        stack.pop_back();
+        continue;
+      }
+      Vertex w = boost::target(*it, graph);
+      ++it;
+      if (forward_only && graph[w].backward) continue;
+      if (color[w] == Grey) {
+        std::vector<Vertex> cycle{w};
+        for (Vertex x = v; x != w; x = parent[x]) cycle.push_back(x);
+        std::reverse(cycle.begin() + 1, cycle.end());
+        return cycle;
+      }
+      if (color[w] == White) {
+        color[w] = Grey;
+        parent[w] = v;
+        stack.emplace_back(w, boost::out_edges(w, graph).first);
+      }
+    }
+  }
+  return {};
+}
+
+Problem contractGroups(const Problem& problem, const std::vector<int>& group_of, int groups) {
+  const OpGraph& g = problem.graph;
+  Problem out;
+  out.devices = problem.devices;
+  out.objective = problem.objective;
+  out.source = problem.source;
+  out.graph = OpGraph(groups);
+
+  std::vector<int> group_size(groups, 0);
+  std::vector<bool> group_artificial(groups, true);
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    const OpNode& from = g[v];
+    OpNode& to = out.graph[group_of[v]];
+    if (group_size[group_of[v]]++ == 0) {
+      to.name = from.name;
+      to.op_type = from.op_type;
+      to.backward = from.backward;
+      to.colocation = from.colocation;
+      to.out_cost = from.out_cost;
+    } else {
+      assert(to.backward == from.backward && "contraction must not mix forward and backward nodes");
+      if (to.op_type != from.op_type) to.op_type = "group";
+      if (!to.colocation) to.colocation = from.colocation;
+      to.out_cost = 0;  // several outputs: only the nets know their costs
+    }
+    to.p_acc += from.p_acc;
+    to.p_cpu += from.p_cpu;
+    to.memory += from.memory;
+    to.members.insert(to.members.end(), from.members.begin(), from.members.end());
+    if (!from.artificial) group_artificial[group_of[v]] = false;
+  }
+  for (int i = 0; i < groups; ++i) {
+    assert(group_size[i] > 0 && "every group must be non-empty");
+    OpNode& node = out.graph[i];
+    std::sort(node.members.begin(), node.members.end());
+    node.artificial = group_artificial[i];
+    if (group_size[i] > 1) node.name += " (+" + std::to_string(group_size[i] - 1) + " more)";
+  }
+
+  // Deduplicated edges: an edge stays "data" if any pre-image carried data.
+  std::map<std::pair<int, int>, OpEdge> edges;
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    int a = group_of[boost::source(*it, g)];
+    int b = group_of[boost::target(*it, g)];
+    if (a == b) continue;
+    auto [pos, inserted] = edges.try_emplace({a, b}, g[*it]);
+    if (!inserted) {
+      pos->second.artificial = pos->second.artificial && g[*it].artificial;
+      pos->second.cost = std::max(pos->second.cost, g[*it].cost);
+    }
+  }
+  for (const auto& [key, edge] : edges) boost::add_edge(key.first, key.second, edge, out.graph);
+
+  for (const Net& net : problem.nets) {
+    Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost};
+    for (Vertex s : net.sinks) {
+      Vertex t = group_of[s];
+      if (t != mapped.source) mapped.sinks.push_back(t);
+    }
+    std::sort(mapped.sinks.begin(), mapped.sinks.end());
+    mapped.sinks.erase(std::unique(mapped.sinks.begin(), mapped.sinks.end()), mapped.sinks.end());
+    if (!mapped.sinks.empty()) out.nets.push_back(std::move(mapped));
+  }
+  return out;
+}
+
+}  // namespace placer

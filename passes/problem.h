@@ -1,0 +1,118 @@
+// The placement problem: operator DAG with per-node costs, communication nets, devices, objective.
+//
+// Cost model of Tarnawski et al. 2020, §3: node v has p_cpu(v), p_acc(v) (+inf when the operator is
+// not supported on an accelerator) and memory m_v; moving v's output between an accelerator and CPU
+// RAM costs c_v, paid once per device boundary, not once per edge. We keep that "paid once" rule
+// exact across contractions with *nets* (hyperedges): a net is a producer node, the consumer nodes
+// of one output, and a cost. Device d pays the net's cost as outgoing communication when the producer
+// is on d and some consumer is not, and as incoming communication when a consumer is on d and the
+// producer is not (SliceGraph's tensor-counted-once rule; App. B's edge subdivision is the special
+// case of one net per edge). CPUs pay no communication.
+//
+// The graph is a Boost.Graph adjacency_list with vecS storage and bidirectional edges: vertex
+// descriptors are dense indices (so per-node arrays are plain vectors), and solvers need both
+// predecessor and successor lists. Contraction passes build a new graph rather than mutate in
+// place, so descriptors stay dense.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct OpNode {
+  std::string name;
+  std::string op_type;
+  double p_acc = 0;     // time per sample on an accelerator; +inf when unsupported there
+  double p_cpu = 0;     // time per sample on one CPU core
+  double memory = 0;    // bytes resident on the accelerator that holds the node
+  double out_cost = 0;  // c_u for an input node; after contraction the nets carry the costs
+  bool backward = false;
+  bool artificial = false;  // created by a pass (subdivision node, orphan image): no original node
+  std::optional<int> colocation;  // same class => same device
+  std::vector<int> members;       // original node ids this node stands for (sorted)
+
+  bool supportedOnAccelerator() const { return !std::isinf(p_acc); }
+};
+
+struct OpEdge {
+  double cost = 0;          // the input's transfer cost for this edge (informational after load)
+  bool artificial = false;  // ordering-only edge (orphan mirror, linearisation): moves no data
+};
+
+using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, OpEdge>;
+using Vertex = OpGraph::vertex_descriptor;
+using Edge = OpGraph::edge_descriptor;
+
+// One transferred output: paid once by the producer's device and once by each other device that
+// holds a consumer. `sinks` never contains `source` and has no duplicates.
+struct Net {
+  Vertex source = 0;
+  std::vector<Vertex> sinks;
+  double cost = 0;
+};
+
+struct DeviceSet {
+  int accelerators = 0;  // k
+  double memory = 0;     // M, bytes per accelerator
+  int cpus = 0;          // l
+  int count() const { return accelerators + cpus; }
+  bool isAccelerator(int device) const { return device < accelerators; }
+};
+
+// Appendix C.1: how communication and computation share an accelerator's time.
+enum class Overlap {
+  None,    // load = in + compute + out (the paper's default)
+  Max,     // load = max(compute, in + out)
+  Duplex,  // load = max(in, compute, out): separate channels each way
+};
+
+struct Objective {
+  Overlap overlap = Overlap::None;
+};
+
+struct Problem {
+  OpGraph graph;
+  std::vector<Net> nets;
+  DeviceSet devices;
+  Objective objective;
+  std::string source;  // where the problem came from (file name), for messages
+};
+
+// Device ids: 0..k-1 are accelerators, k..k+l-1 are CPU cores.
+struct Placement {
+  std::vector<int> device_of;  // per vertex
+  std::vector<int> stage_of;   // per vertex: position of its device's block in the pipeline
+  double value = 0;            // objective value (max-load)
+};
+
+// Human-readable node reference for messages: `node 17 "conv1"`.
+std::string describeNode(const OpGraph& graph, Vertex v);
+
+// Nets of an input graph: one per node whose outgoing edges all have the same cost, one per edge for
+// a node whose outgoing edges differ (App. B: subdividing each edge is exactly that). Artificial
+// edges carry no data and make no net.
+std::vector<Net> buildNets(const OpGraph& graph);
+
+// Topological order of the forward subgraph (forward nodes, edges between forward nodes), or
+// nullopt if it has a cycle. Deterministic: smallest index first among ready nodes.
+std::optional<std::vector<Vertex>> forwardTopologicalOrder(const OpGraph& graph);
+
+// A cycle (as vertices in order), empty if there is none. With forward_only, backward nodes and
+// their edges are ignored.
+std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only);
+
+// Contracts every group of vertices (group_of[v] in 0..groups-1, every group non-empty) into one
+// vertex: costs and memory add up, members are united, edges are deduplicated and self-loops
+// dropped (an edge is artificial only if all of its pre-images are), nets are remapped. Returns the
+// new problem; new vertex i is group i.
+Problem contractGroups(const Problem& problem, const std::vector<int>& group_of, int groups);
+
+}  // namespace placer

@@ -1,0 +1,193 @@
+#include "solvers/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+namespace placer {
+
+double acceleratorLoad(Overlap overlap, double compute, double comm_in, double comm_out) {
+  switch (overlap) {
+    case Overlap::None:
+      return comm_in + compute + comm_out;
+    case Overlap::Max:
+      return std::max(compute, comm_in + comm_out);
+    case Overlap::Duplex:
+      return std::max({comm_in, compute, comm_out});
+  }
+  return kInfinity;
+}
+
+Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& device_of) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  Evaluation result;
+  result.devices.resize(devices.count());
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    DeviceLoad& d = result.devices[device_of[v]];
+    ++d.nodes;
+    if (devices.isAccelerator(device_of[v])) {
+      d.compute += g[v].p_acc;
+      d.memory += g[v].memory;
+    } else {
+      d.compute += g[v].p_cpu;
+    }
+  }
+  std::vector<int> receivers;
+  for (const Net& net : problem.nets) {
+    const int from = device_of[net.source];
+    receivers.clear();
+    for (Vertex s : net.sinks) {
+      if (device_of[s] != from) receivers.push_back(device_of[s]);
+    }
+    if (receivers.empty()) continue;
+    std::sort(receivers.begin(), receivers.end());
+    receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
+    if (devices.isAccelerator(from)) result.devices[from].comm_out += net.cost;
+    for (int to : receivers) {
+      if (devices.isAccelerator(to)) result.devices[to].comm_in += net.cost;
+    }
+  }
+  for (int d = 0; d < devices.count(); ++d) {
+    DeviceLoad& load = result.devices[d];
+    load.load = devices.isAccelerator(d)
+                    ? acceleratorLoad(problem.objective.overlap, load.compute, load.comm_in, load.comm_out)
+                    : load.compute;
+    result.max_load = std::max(result.max_load, load.load);
+  }
+  return result;
+}
+
+namespace {
+
+std::string deviceName(const DeviceSet& devices, int d) {
+  return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
+                                  : "cpu " + std::to_string(d - devices.accelerators);
+}
+
+// Each device must hold one block of the forward pipeline: all its forward nodes share one stage,
+// and every forward edge goes to the same or a later stage. That makes the quotient graph acyclic.
+Status checkPipelineOrder(const Problem& problem, const Placement& placement) {
+  const OpGraph& g = problem.graph;
+  std::map<int, int> stage_of_device;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (g[v].backward) continue;
+    auto [it, inserted] = stage_of_device.try_emplace(placement.device_of[v], placement.stage_of[v]);
+    if (!inserted && it->second != placement.stage_of[v]) {
+      return internalError(deviceName(problem.devices, placement.device_of[v]) +
+                           " holds forward nodes of two pipeline stages (" + describeNode(g, v) + ")");
+    }
+  }
+  std::map<int, int> device_of_stage;
+  for (const auto& [device, stage] : stage_of_device) {
+    auto [it, inserted] = device_of_stage.try_emplace(stage, device);
+    if (!inserted) {
+      return internalError("pipeline stage " + std::to_string(stage) + " is on two devices");
+    }
+  }
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    Vertex u = boost::source(*it, g), w = boost::target(*it, g);
+    if (g[u].backward || g[w].backward) continue;
+    if (placement.stage_of[u] > placement.stage_of[w]) {
+      return internalError("edge " + describeNode(g, u) + " -> " + describeNode(g, w) +
+                           " goes backwards in the pipeline: the split is not contiguous");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status verify(const Problem& problem, const Placement& placement) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const DeviceSet& devices = problem.devices;
+  if (placement.device_of.size() != n || placement.stage_of.size() != n) {
+    return internalError("placement covers " + std::to_string(placement.device_of.size()) +
+                         " nodes, the graph has " + std::to_string(n));
+  }
+  std::map<int, int> device_of_class;
+  for (Vertex v = 0; v < n; ++v) {
+    int d = placement.device_of[v];
+    if (d < 0 || d >= devices.count()) {
+      return internalError(describeNode(g, v) + " is on device " + std::to_string(d) +
+                           ", which does not exist");
+    }
+    if (devices.isAccelerator(d) && !g[v].supportedOnAccelerator()) {
+      return internalError(describeNode(g, v) + " is not supported on accelerators but is on " +
+                           deviceName(devices, d));
+    }
+    if (g[v].colocation) {
+      auto [it, inserted] = device_of_class.try_emplace(*g[v].colocation, d);
+      if (!inserted && it->second != d) {
+        return internalError(describeNode(g, v) + " is separated from its colocation class " +
+                             std::to_string(*g[v].colocation));
+      }
+    }
+  }
+  if (Status s = checkPipelineOrder(problem, placement); !s) return s;
+
+  Evaluation eval = evaluateThroughput(problem, placement.device_of);
+  for (int d = 0; d < devices.accelerators; ++d) {
+    if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
+      return internalError(deviceName(devices, d) + " holds " + std::to_string(eval.devices[d].memory) +
+                           " bytes, more than its " + std::to_string(devices.memory));
+    }
+  }
+  double scale = std::max(1.0, std::abs(eval.max_load));
+  if (!(std::abs(eval.max_load - placement.value) <= 1e-9 * scale)) {
+    return internalError("placement claims max-load " + std::to_string(placement.value) +
+                         " but recomputes to " + std::to_string(eval.max_load));
+  }
+  return Status::ok();
+}
+
+}  // namespace placer
+
+namespace placer {
+
+std::vector<std::string> splitViolations(const Problem& problem, const std::vector<int>& device_of) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  std::vector<std::string> out;
+  std::map<int, std::pair<int, Vertex>> device_of_class;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (devices.isAccelerator(device_of[v]) && !g[v].supportedOnAccelerator()) {
+      out.push_back(describeNode(g, v) + " is not supported on accelerators but is on " +
+                    deviceName(devices, device_of[v]));
+    }
+    if (g[v].colocation) {
+      auto [it, inserted] = device_of_class.try_emplace(*g[v].colocation, device_of[v], v);
+      if (!inserted && it->second.first != device_of[v]) {
+        out.push_back(describeNode(g, v) + " is separated from " + describeNode(g, it->second.second) +
+                      " (colocation class " + std::to_string(*g[v].colocation) + ")");
+      }
+    }
+  }
+  Evaluation eval = evaluateThroughput(problem, device_of);
+  for (int d = 0; d < devices.accelerators; ++d) {
+    if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
+      out.push_back(deviceName(devices, d) + " holds " + std::to_string(eval.devices[d].memory) +
+                    " bytes, more than its " + std::to_string(devices.memory));
+    }
+  }
+  // Quotient graph of the forward part over devices must be acyclic.
+  OpGraph quotient(devices.count());
+  std::set<std::pair<int, int>> seen;
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    Vertex u = boost::source(*it, g), w = boost::target(*it, g);
+    if (g[u].backward || g[w].backward || device_of[u] == device_of[w]) continue;
+    if (seen.emplace(device_of[u], device_of[w]).second) boost::add_edge(device_of[u], device_of[w], quotient);
+  }
+  if (auto cycle = findCycle(quotient, /*forward_only=*/false); !cycle.empty()) {
+    std::string path;
+    for (Vertex d : cycle) path += deviceName(devices, static_cast<int>(d)) + " -> ";
+    out.push_back("the forward pipeline has a cycle (" + path + deviceName(devices, static_cast<int>(cycle.front())) +
+                  "): the split is not contiguous");
+  }
+  return out;
+}
+
+}  // namespace placer

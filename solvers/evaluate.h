@@ -1,0 +1,53 @@
+// Max-load of any placement, recomputed from scratch (Tarnawski et al. 2020, §3 and §5.1; App. C.1).
+//
+// This is the independent oracle every solver's answer goes through: it knows nothing of ideals or
+// contractions, only nodes, nets and devices. An accelerator's load is its incoming communication,
+// its processing time and its outgoing communication (combined per the overlap mode); a CPU's load is
+// its processing time. In training workloads a device's load is FW + BW of everything it holds
+// (PipeDream schedule), which is simply the sum over its nodes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+
+namespace placer {
+
+struct DeviceLoad {
+  double compute = 0;   // sum of p_acc (accelerator) or p_cpu (CPU)
+  double comm_in = 0;   // accelerators only
+  double comm_out = 0;  // accelerators only
+  double memory = 0;    // accelerators only
+  double load = 0;      // combined per the overlap mode
+  int nodes = 0;
+};
+
+struct Evaluation {
+  std::vector<DeviceLoad> devices;  // indexed by device id
+  double max_load = 0;
+};
+
+// Combines an accelerator's compute and communication into its load (App. C.1).
+double acceleratorLoad(Overlap overlap, double compute, double comm_in, double comm_out);
+
+// device_of must give every vertex a device id in [0, devices.count()).
+Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& device_of);
+
+// Independent check of a placement: device ids in range, unsupported nodes off accelerators, memory
+// within each accelerator's limit, colocation classes together, the forward part of every device a
+// block of one acyclic pipeline (stage_of consistent with every forward edge and no device split
+// over two stages), and placement.value equal to the recomputed max-load (relative 1e-9).
+Status verify(const Problem& problem, const Placement& placement);
+
+}  // namespace placer
+
+namespace placer {
+
+// What is wrong with an arbitrary split (for `evaluate`): nodes on accelerators that do not support
+// them, accelerators over their memory, separated colocation classes, devices whose forward parts do
+// not form an acyclic pipeline. Empty when the split is valid.
+std::vector<std::string> splitViolations(const Problem& problem, const std::vector<int>& device_of);
+
+}  // namespace placer

@@ -1,0 +1,42 @@
+// What a solver returns: the outcome kept apart from the value (a solve can succeed and still find
+// the instance infeasible), the placement, and statistics for reports and benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "passes/problem.h"
+
+namespace placer {
+
+enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Error };
+
+const char* toString(SolveStatus status);
+
+struct SolveStats {
+  std::int64_t ideals = 0;       // ideals of the (possibly linearised) forward graph
+  std::int64_t ideal_pairs = 0;  // (ideal, sub-ideal) pairs the DP evaluated
+  std::int64_t pruned = 0;       // sub-ideal subtrees skipped by the upper bound
+  double seconds = 0;
+};
+
+struct SolveResult {
+  SolveStatus status = SolveStatus::Error;
+  double value = kInfinity;  // objective of `placement`
+  double bound = 0;          // proven lower bound on the optimum
+  Placement placement;       // on the problem the solver was given
+  SolveStats stats;
+  std::string message;       // why, for Infeasible and Error
+};
+
+// Progress of a long solve, for the CLI's stderr lines.
+struct ProgressEvent {
+  std::string phase;  // "ideals", "dp"
+  std::int64_t done = 0;
+  std::int64_t total = 0;  // 0 when unknown
+  std::string detail;
+};
+using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+}  // namespace placer

@@ -1,0 +1,540 @@
+#include "solvers/throughput_dp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "solvers/evaluate.h"
+
+namespace placer {
+
+const char* toString(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal: return "optimal";
+    case SolveStatus::Feasible: return "feasible";
+    case SolveStatus::Infeasible: return "infeasible";
+    case SolveStatus::TimeLimit: return "time-limit";
+    case SolveStatus::Error: return "error";
+  }
+  return "error";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A forward node with its backward partner: what one DP step moves onto a device.
+struct Unit {
+  double p_acc = 0;  // finite part; `unsupported` says whether an accelerator may hold it at all
+  double p_cpu = 0;
+  double memory = 0;
+  bool unsupported = false;
+  std::vector<Vertex> vertices;
+};
+
+// How adding a unit to the block changes one net: `members` of the net's distinct vertices join,
+// and whether the net's producer is among them.
+struct NetTouch {
+  std::int32_t net;
+  std::int32_t members;
+  bool source;
+};
+
+// The ideals of the forward DAG, numbered breadth-first by size (0 = empty set, last = everything),
+// and their Hasse edges in CSR form: for ideal J, entries [down_begin[J], down_begin[J+1]) list the
+// maximal nodes v of J (in decreasing unit index) with the id of J∖{v}.
+struct IdealLattice {
+  std::vector<std::int64_t> down_begin;
+  std::vector<std::int32_t> down_node;
+  std::vector<std::int32_t> down_sub;
+  std::int64_t size() const { return static_cast<std::int64_t>(down_begin.size()) - 1; }
+};
+
+Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals,
+                    const ProgressFn& progress, IdealLattice& lattice) {
+  const int n = static_cast<int>(preds.size());
+  const int words = std::max(1, (n + 63) / 64);
+  std::vector<std::uint64_t> pred_mask(static_cast<std::size_t>(n) * words, 0);
+  for (int v = 0; v < n; ++v) {
+    for (int u : preds[v]) pred_mask[static_cast<std::size_t>(v) * words + u / 64] |= 1ULL << (u % 64);
+  }
+  std::mt19937_64 rng(0x5eed);
+  std::vector<std::uint64_t> zobrist(n);
+  for (auto& z : zobrist) z = rng();
+
+  std::vector<std::uint64_t> bits(words, 0);  // ideal 0: empty set
+  std::vector<std::uint64_t> hashes{0};
+  std::vector<std::int32_t> table(1024, -1);
+  auto row = [&](std::int64_t id) { return bits.data() + id * words; };
+  auto grow_table = [&] {
+    std::vector<std::int32_t> bigger(table.size() * 2, -1);
+    const std::size_t mask = bigger.size() - 1;
+    for (std::size_t id = 0; id < hashes.size(); ++id) {
+      std::size_t slot = hashes[id] & mask;
+      while (bigger[slot] != -1) slot = (slot + 1) & mask;
+      bigger[slot] = static_cast<std::int32_t>(id);
+    }
+    table.swap(bigger);
+  };
+  table[0] = 0;
+
+  struct DownEdge {
+    std::int32_t parent, node, sub;
+  };
+  std::vector<DownEdge> down;
+  std::vector<std::uint64_t> candidate(words);
+  auto last_report = Clock::now();
+  for (std::int64_t j = 0; j < static_cast<std::int64_t>(hashes.size()); ++j) {
+    for (int v = 0; v < n; ++v) {
+      const std::uint64_t* ideal = row(j);
+      if (ideal[v / 64] >> (v % 64) & 1) continue;
+      const std::uint64_t* need = pred_mask.data() + static_cast<std::size_t>(v) * words;
+      bool addable = true;
+      for (int w = 0; w < words && addable; ++w) addable = (need[w] & ~ideal[w]) == 0;
+      if (!addable) continue;
+      std::copy(ideal, ideal + words, candidate.begin());
+      candidate[v / 64] |= 1ULL << (v % 64);
+      const std::uint64_t h = hashes[j] ^ zobrist[v];
+      const std::size_t mask = table.size() - 1;
+      std::size_t slot = h & mask;
+      std::int32_t found = -1;
+      while (table[slot] != -1) {
+        std::int32_t id = table[slot];
+        if (hashes[id] == h && std::equal(candidate.begin(), candidate.end(), row(id))) {
+          found = id;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+      if (found == -1) {
+        if (static_cast<std::int64_t>(hashes.size()) >= max_ideals) {
+          return unsupported("the forward graph has more than " + std::to_string(max_ideals) +
+                             " ideals; the exact DP would not finish. Use --algorithm dpl, or raise "
+                             "--max-ideals");
+        }
+        found = static_cast<std::int32_t>(hashes.size());
+        hashes.push_back(h);
+        bits.insert(bits.end(), candidate.begin(), candidate.end());
+        table[slot] = found;
+        if (hashes.size() * 2 > table.size()) grow_table();
+      }
+      down.push_back({found, v, static_cast<std::int32_t>(j)});
+    }
+    if (progress && (j & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
+      last_report = Clock::now();
+      progress({"ideals", static_cast<std::int64_t>(hashes.size()), 0, "generating ideals"});
+    }
+  }
+
+  const std::int64_t count = static_cast<std::int64_t>(hashes.size());
+  lattice.down_begin.assign(count + 1, 0);
+  for (const DownEdge& e : down) ++lattice.down_begin[e.parent + 1];
+  for (std::int64_t i = 0; i < count; ++i) lattice.down_begin[i + 1] += lattice.down_begin[i];
+  lattice.down_node.resize(down.size());
+  lattice.down_sub.resize(down.size());
+  std::vector<std::int64_t> fill(lattice.down_begin.begin(), lattice.down_begin.end() - 1);
+  // `down` is generated in increasing node order per parent; store each segment in decreasing order.
+  std::stable_sort(down.begin(), down.end(), [](const DownEdge& a, const DownEdge& b) {
+    return a.parent != b.parent ? a.parent < b.parent : a.node > b.node;
+  });
+  for (const DownEdge& e : down) {
+    std::int64_t at = fill[e.parent]++;
+    lattice.down_node[at] = e.node;
+    lattice.down_sub[at] = e.sub;
+  }
+  return Status::ok();
+}
+
+// Incremental cost of the block S = I∖I' while the DFS removes nodes from I'.
+struct BlockState {
+  double p_acc = 0, p_cpu = 0, memory = 0, comm_in = 0, comm_out = 0;
+  int unsupported = 0;
+};
+
+class BlockWalker {
+ public:
+  BlockWalker(const std::vector<Unit>& units, const std::vector<std::vector<NetTouch>>& touches,
+              const std::vector<Net>& nets, const IdealLattice& lattice, const DeviceSet& devices,
+              double prune_above)
+      : units_(units), touches_(touches), lattice_(lattice), devices_(devices),
+        prune_above_(prune_above), inside_(nets.size(), 0), source_inside_(nets.size(), 0) {
+    net_size_.reserve(nets.size());
+    net_cost_.reserve(nets.size());
+    for (const Net& net : nets) {
+      net_size_.push_back(static_cast<std::int32_t>(net.sinks.size() + 1));
+      net_cost_.push_back(net.cost);
+    }
+  }
+
+  // Calls visit(sub_ideal, state) for every sub-ideal I' ⊊ I whose block I∖I' survives pruning.
+  template <typename Visit>
+  void walk(std::int32_t ideal, Visit&& visit) {
+    recurse(ideal, std::numeric_limits<std::int32_t>::max(), BlockState{}, visit);
+  }
+
+  std::int64_t pruned() const { return pruned_; }
+  // Units of the block being visited, in the order the DFS added them.
+  const std::vector<int>& block() const { return block_; }
+
+ private:
+  // Communication state of a net: 0 = not cut, 1 = cut and producer outside (incoming to S),
+  // 2 = cut and producer inside (outgoing from S).
+  int netState(std::int32_t net) const {
+    if (inside_[net] == 0 || inside_[net] == net_size_[net]) return 0;
+    return source_inside_[net] ? 2 : 1;
+  }
+
+  bool hopeless(const BlockState& s) const {
+    const bool acc_out = s.unsupported > 0 || s.memory > devices_.memory || s.p_acc > prune_above_ ||
+                         devices_.accelerators == 0;
+    const bool cpu_out = devices_.cpus == 0 || s.p_cpu > prune_above_;
+    return acc_out && cpu_out;
+  }
+
+  template <typename Visit>
+  void recurse(std::int32_t ideal, std::int32_t below, const BlockState& state, Visit& visit) {
+    const std::int64_t end = lattice_.down_begin[ideal + 1];
+    for (std::int64_t e = lattice_.down_begin[ideal]; e < end; ++e) {
+      const std::int32_t node = lattice_.down_node[e];
+      if (node >= below) continue;
+      const Unit& unit = units_[node];
+      BlockState next = state;
+      next.p_acc += unit.p_acc;
+      next.p_cpu += unit.p_cpu;
+      next.memory += unit.memory;
+      next.unsupported += unit.unsupported;
+      if (hopeless(next)) {
+        ++pruned_;
+        continue;
+      }
+      double delta_in = 0, delta_out = 0;
+      for (const NetTouch& t : touches_[node]) {
+        const int before = netState(t.net);
+        inside_[t.net] += t.members;
+        if (t.source) source_inside_[t.net] = 1;
+        const int after = netState(t.net);
+        if (before != after) {
+          const double c = net_cost_[t.net];
+          if (before == 1) delta_in -= c;
+          if (before == 2) delta_out -= c;
+          if (after == 1) delta_in += c;
+          if (after == 2) delta_out += c;
+        }
+      }
+      next.comm_in += delta_in;
+      next.comm_out += delta_out;
+      const std::int32_t sub = lattice_.down_sub[e];
+      block_.push_back(node);
+      visit(sub, next);
+      recurse(sub, node, next, visit);
+      block_.pop_back();
+      for (const NetTouch& t : touches_[node]) {
+        inside_[t.net] -= t.members;
+        if (t.source) source_inside_[t.net] = 0;
+      }
+    }
+  }
+
+  const std::vector<Unit>& units_;
+  const std::vector<std::vector<NetTouch>>& touches_;
+  const IdealLattice& lattice_;
+  const DeviceSet& devices_;
+  const double prune_above_;
+  std::vector<std::int32_t> inside_;
+  std::vector<std::uint8_t> source_inside_;
+  std::vector<std::int32_t> net_size_;
+  std::vector<double> net_cost_;
+  std::int64_t pruned_ = 0;
+  std::vector<int> block_;
+};
+
+// Topological order of the units chosen so that a DFS-like walk visits them (a stack, not a queue,
+// of ready nodes, as in §5.1.2): consecutive nodes in it become DPL's artificial path.
+std::vector<int> dfsTopologicalOrder(const std::vector<std::vector<int>>& preds,
+                                     const std::vector<std::vector<int>>& succs) {
+  const int n = static_cast<int>(preds.size());
+  std::vector<int> indegree(n);
+  std::vector<int> stack, order;
+  for (int v = n - 1; v >= 0; --v) {
+    indegree[v] = static_cast<int>(preds[v].size());
+    if (indegree[v] == 0) stack.push_back(v);
+  }
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    order.push_back(v);
+    for (auto it = succs[v].rbegin(); it != succs[v].rend(); ++it) {
+      if (--indegree[*it] == 0) stack.push_back(*it);
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+Status checkContracted(const Problem& problem) {
+  const OpGraph& g = problem.graph;
+  std::map<int, Vertex> forward_of_class, backward_of_class;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (!g[v].colocation) {
+      if (g[v].backward) {
+        return invalidInput(describeNode(g, v) +
+                            " is a backward node with no forward partner; run the orphans pass "
+                            "before partitioning");
+      }
+      continue;
+    }
+    auto& of_class = g[v].backward ? backward_of_class : forward_of_class;
+    if (!of_class.emplace(*g[v].colocation, v).second) {
+      return invalidInput("colocation class " + std::to_string(*g[v].colocation) +
+                          " has several " + (g[v].backward ? "backward" : "forward") +
+                          " nodes; run the colocate pass before partitioning");
+    }
+  }
+  for (const auto& [cls, v] : backward_of_class) {
+    if (!forward_of_class.count(cls)) {
+      return invalidInput(describeNode(g, v) +
+                          " is a backward node with no forward partner; run the orphans pass "
+                          "before partitioning");
+    }
+  }
+  if (auto cycle = findCycle(g, /*forward_only=*/true); !cycle.empty()) {
+    return invalidInput("the forward graph has a cycle through " + describeNode(g, cycle.front()) +
+                        "; run the scc pass before partitioning");
+  }
+  return Status::ok();
+}
+
+SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) {
+  const auto start = Clock::now();
+  SolveResult result;
+  if (Status s = checkContracted(problem); !s) {
+    result.status = SolveStatus::Error;
+    result.message = s.message();
+    return result;
+  }
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n_vertices = boost::num_vertices(g);
+
+  // Units in a topological order of the forward graph; unit index = position in that order.
+  std::vector<Vertex> forward = *forwardTopologicalOrder(g);
+  const int n = static_cast<int>(forward.size());
+  std::vector<int> unit_of(n_vertices, -1);
+  for (int i = 0; i < n; ++i) unit_of[forward[i]] = i;
+  auto adjacency = [&](std::vector<std::vector<int>>& preds, std::vector<std::vector<int>>& succs) {
+    preds.assign(n, {});
+    succs.assign(n, {});
+    for (auto [it, end] = boost::edges(g); it != end; ++it) {
+      int a = unit_of[boost::source(*it, g)], b = unit_of[boost::target(*it, g)];
+      if (a < 0 || b < 0) continue;
+      preds[b].push_back(a);
+      succs[a].push_back(b);
+    }
+    for (auto* lists : {&preds, &succs}) {
+      for (auto& l : *lists) {
+        std::sort(l.begin(), l.end());
+        l.erase(std::unique(l.begin(), l.end()), l.end());
+      }
+    }
+  };
+  std::vector<std::vector<int>> preds, succs;
+  adjacency(preds, succs);
+  if (options.linearize) {
+    // Re-index units along a DFS topological order and chain them.
+    std::vector<int> order = dfsTopologicalOrder(preds, succs);
+    std::vector<Vertex> reordered(n);
+    for (int i = 0; i < n; ++i) reordered[i] = forward[order[i]];
+    forward.swap(reordered);
+    for (int i = 0; i < n; ++i) unit_of[forward[i]] = i;
+    adjacency(preds, succs);
+    for (int i = 1; i < n; ++i) {
+      if (std::find(preds[i].begin(), preds[i].end(), i - 1) == preds[i].end()) preds[i].push_back(i - 1);
+    }
+  }
+
+  std::vector<Unit> units(n);
+  std::map<int, Vertex> backward_of_class;
+  for (Vertex v = 0; v < n_vertices; ++v) {
+    if (g[v].backward) backward_of_class[*g[v].colocation] = v;
+  }
+  std::vector<int> owner(n_vertices, -1);  // unit holding each vertex
+  for (int i = 0; i < n; ++i) {
+    units[i].vertices.push_back(forward[i]);
+    const OpNode& f = g[forward[i]];
+    if (f.colocation) {
+      if (auto it = backward_of_class.find(*f.colocation); it != backward_of_class.end()) {
+        units[i].vertices.push_back(it->second);
+      }
+    }
+    for (Vertex v : units[i].vertices) {
+      owner[v] = i;
+      if (g[v].supportedOnAccelerator()) {
+        units[i].p_acc += g[v].p_acc;
+      } else {
+        units[i].unsupported = true;
+      }
+      units[i].p_cpu += g[v].p_cpu;
+      units[i].memory += g[v].memory;
+    }
+  }
+  std::vector<std::vector<NetTouch>> touches(n);
+  for (std::size_t k = 0; k < problem.nets.size(); ++k) {
+    const Net& net = problem.nets[k];
+    std::map<int, std::pair<int, bool>> per_unit;
+    per_unit[owner[net.source]] = {1, true};
+    for (Vertex s : net.sinks) ++per_unit[owner[s]].first;
+    if (per_unit.size() < 2) continue;  // inside one unit: never cut
+    for (const auto& [unit, touch] : per_unit) {
+      touches[unit].push_back({static_cast<std::int32_t>(k), touch.first, touch.second});
+    }
+  }
+
+  IdealLattice lattice;
+  if (Status s = buildLattice(preds, options.max_ideals, options.progress, lattice); !s) {
+    result.status = SolveStatus::Error;
+    result.message = s.message();
+    return result;
+  }
+  const std::int64_t ideals = lattice.size();
+  result.stats.ideals = ideals;
+
+  // dp[(I * (cpus+1) + c) * (accs+1) + a]: best max-load placing ideal I on c CPUs and a accelerators.
+  const int K = devices.accelerators, L = devices.cpus;
+  const int combos = (K + 1) * (L + 1);
+  auto at = [&](int c, int a) { return c * (K + 1) + a; };
+  std::vector<double> dp(static_cast<std::size_t>(ideals) * combos, kInfinity);
+  for (int i = 0; i < combos; ++i) dp[i] = 0;  // the empty ideal costs nothing
+
+  const double prune_above = options.upper_bound * (1 + 1e-9) + 1e-12;
+  BlockWalker walker(units, touches, problem.nets, lattice, devices, prune_above);
+  const Overlap overlap = problem.objective.overlap;
+  auto acc_cost = [&](const BlockState& s) {
+    if (s.unsupported > 0 || s.memory > devices.memory) return kInfinity;
+    return acceleratorLoad(overlap, s.p_acc, s.comm_in, s.comm_out);
+  };
+
+  std::vector<double> best_acc(combos), best_cpu(combos);
+  auto last_report = Clock::now();
+  for (std::int64_t ideal = 1; ideal < ideals; ++ideal) {
+    std::fill(best_acc.begin(), best_acc.end(), kInfinity);
+    std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
+    walker.walk(static_cast<std::int32_t>(ideal), [&](std::int32_t sub, const BlockState& s) {
+      ++result.stats.ideal_pairs;
+      const double* prev = &dp[static_cast<std::size_t>(sub) * combos];
+      const double acc = K > 0 ? acc_cost(s) : kInfinity;
+      if (acc < kInfinity) {
+        for (int c = 0; c <= L; ++c) {
+          for (int a = 1; a <= K; ++a) {
+            best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
+          }
+        }
+      }
+      const double cpu = s.p_cpu;
+      for (int c = 1; c <= L; ++c) {
+        for (int a = 0; a <= K; ++a) {
+          best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
+        }
+      }
+    });
+    double* cur = &dp[static_cast<std::size_t>(ideal) * combos];
+    for (int c = 0; c <= L; ++c) {
+      for (int a = 0; a <= K; ++a) {
+        double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
+        if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
+        if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
+        cur[at(c, a)] = v;
+      }
+    }
+    if (options.progress && (ideal & 63) == 0 &&
+        Clock::now() - last_report > std::chrono::milliseconds(500)) {
+      last_report = Clock::now();
+      options.progress({"dp", ideal, ideals,
+                        std::to_string(result.stats.ideal_pairs) + " ideal pairs evaluated"});
+    }
+  }
+
+  const std::int32_t full = static_cast<std::int32_t>(ideals - 1);
+  const double optimum = dp[static_cast<std::size_t>(full) * combos + at(L, K)];
+  result.stats.pruned = walker.pruned();
+  if (!(optimum < kInfinity)) {
+    result.status = SolveStatus::Infeasible;
+    result.message = "no contiguous split onto " + std::to_string(K) + " accelerator(s) of " +
+                     std::to_string(static_cast<long long>(devices.memory)) + " bytes and " +
+                     std::to_string(L) + " CPU(s) exists";
+    if (options.upper_bound < kInfinity) result.message += " within max-load " + std::to_string(options.upper_bound);
+    result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return result;
+  }
+
+  // Walk the table back from the full ideal, re-running the same enumeration (same arithmetic, so
+  // the same values) to find which block achieved each optimum.
+  struct Block {
+    std::vector<int> units;
+    bool accelerator;
+  };
+  std::vector<Block> blocks;
+  std::int32_t ideal = full;
+  int c = L, a = K;
+  while (ideal != 0) {
+    const double target = dp[static_cast<std::size_t>(ideal) * combos + at(c, a)];
+    if (a > 0 && dp[static_cast<std::size_t>(ideal) * combos + at(c, a - 1)] == target) {
+      --a;
+      continue;
+    }
+    if (c > 0 && dp[static_cast<std::size_t>(ideal) * combos + at(c - 1, a)] == target) {
+      --c;
+      continue;
+    }
+    std::int32_t chosen = -1;
+    Block block{{}, false};
+    BlockWalker replay(units, touches, problem.nets, lattice, devices, prune_above);
+    replay.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
+      if (chosen != -1) return;
+      const double* prev = &dp[static_cast<std::size_t>(sub) * combos];
+      if (a > 0 && std::max(prev[at(c, a - 1)], acc_cost(s)) == target) {
+        block.accelerator = true;
+      } else if (c > 0 && std::max(prev[at(c - 1, a)], s.p_cpu) == target) {
+        block.accelerator = false;
+      } else {
+        return;
+      }
+      chosen = sub;
+      block.units = replay.block();
+    });
+    if (chosen == -1) {
+      result.status = SolveStatus::Error;
+      result.message = "internal error: the DP table could not be traced back";
+      return result;
+    }
+    const bool on_acc = block.accelerator;
+    blocks.push_back(std::move(block));
+    (on_acc ? a : c) -= 1;
+    ideal = chosen;
+  }
+  std::reverse(blocks.begin(), blocks.end());
+
+  Placement& placement = result.placement;
+  placement.device_of.assign(n_vertices, -1);
+  placement.stage_of.assign(n_vertices, -1);
+  int next_acc = 0, next_cpu = K;
+  for (std::size_t stage = 0; stage < blocks.size(); ++stage) {
+    const int device = blocks[stage].accelerator ? next_acc++ : next_cpu++;
+    for (int u : blocks[stage].units) {
+      for (Vertex v : units[u].vertices) {
+        placement.device_of[v] = device;
+        placement.stage_of[v] = static_cast<int>(stage);
+      }
+    }
+  }
+  placement.value = optimum;
+  result.value = optimum;
+  result.status = options.linearize ? SolveStatus::Feasible : SolveStatus::Optimal;
+  result.bound = options.linearize ? 0 : optimum;
+  result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace placer

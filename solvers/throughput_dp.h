@@ -1,0 +1,42 @@
+// Exact max-load DP over ideals, and DPL (Tarnawski et al. 2020, §5.1.1, §5.1.2, §5.3, App. B).
+//
+// Input: a contracted problem, as left by the colocate, orphans and scc passes: every colocation
+// class has at most one forward and one backward node, every backward node has a forward partner,
+// and the forward subgraph is acyclic. The DP runs over ideals (predecessor-closed sets) of the
+// forward graph; a device's block I \ I' takes the backward partners of its forward nodes with it.
+//
+// dp[I][c][a] = min over ideals I' ⊂ I of min( max(dp[I'][c][a-1], acc(I∖I')),
+//                                              max(dp[I'][c-1][a], cpu(I∖I')) ),
+// plus "leave the device unused". How it is fast:
+//  - ideals are generated once, breadth-first by size, with their Hasse edges (ideal J, maximal
+//    node v -> id of J∖{v}); every sub-ideal of I is then reached exactly once by a DFS that removes
+//    maximal nodes in decreasing topological position, using only integer lookups;
+//  - along that DFS the block S = I∖I' grows by one node at a time, so its compute, memory and
+//    communication are updated incrementally (per-net counters of members inside S), O(degree) per
+//    pair instead of O(|V|+|E|);
+//  - compute and memory only grow with S, so once S cannot beat an upper bound (from DPL) on an
+//    accelerator nor on a CPU, its whole DFS subtree is skipped.
+// DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals.
+#pragma once
+
+#include <cstdint>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+#include "solvers/solve_result.h"
+
+namespace placer {
+
+struct DpOptions {
+  bool linearize = false;                  // DPL
+  std::int64_t max_ideals = 4'000'000;     // refuse beyond this (memory and time)
+  double upper_bound = kInfinity;          // a known achievable max-load, for pruning
+  ProgressFn progress;                     // called about twice a second on long solves
+};
+
+// Checks the contracted-problem preconditions above; the message says which pass is missing.
+Status checkContracted(const Problem& problem);
+
+SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options);
+
+}  // namespace placer
