@@ -1,0 +1,64 @@
+// GraphBuilder: tiny problems for unit tests, written the way the paper draws them.
+//
+//   GraphBuilder b({.accelerators = 2, .memory = 100, .cpus = 1});
+//   int x = b.node(1.0, 5.0);            // p_acc, p_cpu (memory 0)
+//   int y = b.node(2.0, 3.0, 40);        // with memory
+//   b.edge(x, y, 0.5);                   // transfer cost of x's output on this edge
+//   Problem p = b.build();
+// Node ids are vertex indices and also the nodes' original ids (members).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "passes/problem.h"
+
+namespace placer::testing {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(DeviceSet devices = {2, 1e18, 1}) { problem_.devices = devices; }
+
+  int node(double p_acc, double p_cpu, double memory = 0, std::string name = "") {
+    OpNode n;
+    n.p_acc = p_acc;
+    n.p_cpu = p_cpu;
+    n.memory = memory;
+    const int id = static_cast<int>(boost::num_vertices(problem_.graph));
+    n.name = name.empty() ? "n" + std::to_string(id) : std::move(name);
+    n.members = {id};
+    boost::add_vertex(n, problem_.graph);
+    return id;
+  }
+  GraphBuilder& backward(int id) {
+    problem_.graph[id].backward = true;
+    return *this;
+  }
+  GraphBuilder& colocate(int id, int cls) {
+    problem_.graph[id].colocation = cls;
+    return *this;
+  }
+  GraphBuilder& unsupported(int id) {
+    problem_.graph[id].p_acc = kInfinity;
+    return *this;
+  }
+  GraphBuilder& edge(int from, int to, double cost) {
+    boost::add_edge(from, to, OpEdge{cost, false}, problem_.graph);
+    return *this;
+  }
+  GraphBuilder& overlap(Overlap mode) {
+    problem_.objective.overlap = mode;
+    return *this;
+  }
+  Problem build() const {
+    Problem p = problem_;
+    p.nets = buildNets(p.graph);
+    p.source = "test";
+    return p;
+  }
+
+ private:
+  Problem problem_;
+};
+
+}  // namespace placer::testing

@@ -1,0 +1,36 @@
+// Shared helpers for the tests: paths to bundled data and the CLI, loading workloads, running the
+// default pipeline.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "onnx_io/workload_json.h"
+#include "passes/pass_manager.h"
+
+namespace placer::testing {
+
+inline std::filesystem::path dataPath(const std::string& relative) {
+  return std::filesystem::path(ONNX_PLACER_TEST_DATA_DIR) / relative;
+}
+
+inline std::filesystem::path workloadPath(const std::string& relative) {
+  return dataPath("workloads/" + relative);
+}
+
+inline std::string cliPath() { return ONNX_PLACER_CLI; }
+
+inline Problem loadWorkload(const std::string& relative) {
+  auto problem = readWorkload(workloadPath(relative));
+  EXPECT_TRUE(problem.hasValue()) << problem.status().message();
+  return problem.hasValue() ? std::move(*problem) : Problem{};
+}
+
+// The default pipeline with the given partition algorithm ("dp" or "dpl").
+inline std::string pipelineFor(const std::string& algorithm) {
+  return "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
+}
+
+}  // namespace placer::testing
