@@ -1,0 +1,123 @@
+// The exact DP reproduces every published optimum of Tarnawski et al. 2020, Table 1 (precise values
+// from the published reference implementation), its placement evaluates to that value, and DPL
+// stays within 10% above it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "solvers/evaluate.h"
+#include "solvers/throughput_dp.h"
+#include "tests/test_util.h"
+
+namespace placer::testing {
+namespace {
+
+struct Published {
+  const char* workload;
+  double optimum;
+  double tolerance;  // relative; 1e-6 where the reference's full digits are published
+  std::int64_t ideals;  // Table 1
+};
+
+void PrintTo(const Published& p, std::ostream* os) { *os << p.workload; }
+
+class PublishedOptimum : public ::testing::TestWithParam<Published> {};
+
+TEST_P(PublishedOptimum, DpMatchesAndPlacementEvaluatesToIt) {
+  const Published& expected = GetParam();
+  auto outcome = runPipeline(loadWorkload(expected.workload), pipelineFor("dp"));
+  ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
+  const SolveResult& solve = outcome->solve;
+  EXPECT_EQ(solve.status, SolveStatus::Optimal);
+  EXPECT_NEAR(solve.value, expected.optimum, expected.tolerance * expected.optimum);
+  EXPECT_EQ(solve.stats.ideals, expected.ideals);
+
+  // The independent evaluator, on the original nodes, agrees with the DP's value.
+  Evaluation eval = evaluateThroughput(outcome->problem, solve.placement.device_of);
+  EXPECT_NEAR(eval.max_load, solve.value, 1e-9 * solve.value);
+  Status verified = verify(outcome->problem, solve.placement);
+  EXPECT_TRUE(verified.isOk()) << verified.message();
+  EXPECT_TRUE(splitViolations(outcome->problem, solve.placement.device_of).empty());
+
+  auto dpl = runPipeline(loadWorkload(expected.workload), pipelineFor("dpl"));
+  ASSERT_TRUE(dpl.hasValue()) << dpl.status().message();
+  EXPECT_EQ(dpl->solve.status, SolveStatus::Feasible);
+  EXPECT_GE(dpl->solve.value, solve.value * (1 - 1e-9)) << "DPL beat the optimum";
+  EXPECT_LE(dpl->solve.value, solve.value * 1.10) << "DPL more than 10% above the optimum";
+  EXPECT_TRUE(verify(dpl->problem, dpl->solve.placement).isOk());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table1, PublishedOptimum,
+    ::testing::Values(
+        Published{"throughput-inputs/LayerGraphs/bert24_inference.json", 17.78990625, 1e-6, 30},
+        Published{"throughput-inputs/LayerGraphs/bert24_training.json", 41.7458125, 1e-6, 30},
+        Published{"throughput-inputs/LayerGraphs/gnmt_inference.json", 32.9106582031, 1e-6, 17914},
+        Published{"throughput-inputs/LayerGraphs/gnmt_training.json", 107.004414063, 1e-6, 17914},
+        Published{"throughput-inputs/LayerGraphs/resnet50_inference.json", 33.774666015625, 1e-6, 242},
+        Published{"throughput-inputs/LayerGraphs/resnet50_training.json", 78.6318125, 1e-6, 242},
+        Published{"throughput-inputs/LayerGraphs/inceptionv3_inference.json", 51.5518635864, 1e-6, 36596},
+        // Only two decimals of this optimum are published.
+        Published{"throughput-inputs/LayerGraphs/inceptionv3_training.json", 122.76, 1e-4, 36596},
+        Published{"throughput-inputs/OperatorGraphs/bert_l-3_inference.json", 27.9185676799, 1e-6, 1428},
+        Published{"throughput-inputs/OperatorGraphs/bert_l-6_inference.json", 29.5795058065, 1e-6, 1923},
+        Published{"throughput-inputs/OperatorGraphs/bert_l-12_inference.json", 147.477984449, 1e-6, 2906},
+        Published{"throughput-inputs/OperatorGraphs/resnet50_inference.json", 124.348849774, 1e-6, 241},
+        Published{"throughput-inputs/OperatorGraphs/bert_l-3_training.json", 65.3031491221, 1e-6, 2774},
+        Published{"throughput-inputs/OperatorGraphs/bert_l-6_training.json", 72.8649663224, 1e-6, 3776},
+        Published{"throughput-inputs/OperatorGraphs/bert_L-12_training.json", 437.997637858, 1e-6, 2938},
+        Published{"throughput-inputs/OperatorGraphs/resnet50_training.json", 255.194416452, 1e-6, 258}));
+
+// Pruning by the DPL bound must not change the optimum: without any bound the DP finds the same value.
+TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
+  for (const char* workload : {"throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
+                               "throughput-inputs/LayerGraphs/resnet50_training.json"}) {
+    PassContext ctx;
+    auto contracted = runPipeline(loadWorkload(workload), pipelineFor("dp"));
+    ASSERT_TRUE(contracted.hasValue());
+    Problem problem = loadWorkload(workload);
+    PassRegistry registry;
+    registerBuiltinPasses(registry);
+    PassManager manager;
+    ASSERT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
+    ASSERT_TRUE(manager.run(problem, ctx).isOk());
+    DpOptions unbounded;
+    SolveResult plain = solveThroughputDp(problem, unbounded);
+    ASSERT_EQ(plain.status, SolveStatus::Optimal);
+    EXPECT_NEAR(plain.value, contracted->solve.value, 1e-9 * plain.value) << workload;
+    DpOptions bounded;
+    bounded.upper_bound = plain.value;
+    SolveResult pruned = solveThroughputDp(problem, bounded);
+    EXPECT_EQ(pruned.value, plain.value);
+    EXPECT_LT(pruned.stats.ideal_pairs, plain.stats.ideal_pairs);
+    EXPECT_GT(pruned.stats.pruned, 0);
+  }
+}
+
+TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
+  PassContext ctx;
+  ctx.solver.max_ideals = 1000;
+  auto outcome = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"),
+                             pipelineFor("dp"), ctx);
+  ASSERT_FALSE(outcome.hasValue());
+  EXPECT_EQ(outcome.status().code(), StatusCode::Unsupported);
+  EXPECT_NE(outcome.status().message().find("more than 1000 ideals"), std::string::npos);
+  EXPECT_NE(outcome.status().message().find("dpl"), std::string::npos);
+}
+
+TEST(ThroughputDp, OverlapModesNeverRaiseTheOptimum) {
+  // max(compute, comm) and max(in, compute, out) are at most in + compute + out for every device.
+  double previous = kInfinity;
+  for (Overlap mode : {Overlap::None, Overlap::Max, Overlap::Duplex}) {
+    Problem problem = loadWorkload("throughput-inputs/OperatorGraphs/bert_l-3_inference.json");
+    problem.objective.overlap = mode;
+    auto outcome = runPipeline(std::move(problem), pipelineFor("dp"));
+    ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
+    EXPECT_LE(outcome->solve.value, previous * (1 + 1e-12));
+    EXPECT_TRUE(verify(outcome->problem, outcome->solve.placement).isOk());
+    previous = outcome->solve.value;
+  }
+}
+
+}  // namespace
+}  // namespace placer::testing
