@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -69,6 +70,7 @@ class FieldReader {
     return Status::ok();
   }
 
+  // An integer, written as such or as a float with no fraction, within +-2^53.
   Status integer(const char* key, long long& out, bool required, long long fallback = 0) const {
     auto it = object_.find(key);
     if (it == object_.end()) {
@@ -76,16 +78,45 @@ class FieldReader {
       out = fallback;
       return Status::ok();
     }
+    return integerValue(*it, std::string("field \"") + key + "\"", out);
+  }
+
+  // A 0/1 flag; JSON booleans are accepted too.
+  Status flag(const char* key, bool& out, bool fallback) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) {
+      out = fallback;
+      return Status::ok();
+    }
     if (it->is_boolean()) {
       out = it->get<bool>();
       return Status::ok();
     }
-    if (!it->is_number_integer() &&
-        !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>())) {
-      return invalidInput(where_ + ": field \"" + key + "\" must be an integer");
-    }
-    out = it->is_number_integer() ? it->get<long long>() : static_cast<long long>(it->get<double>());
+    long long v = 0;
+    if (Status s = integerValue(*it, std::string("field \"") + key + "\"", v); !s) return s;
+    if (v != 0 && v != 1) return invalidInput(where_ + ": field \"" + key + "\" must be 0 or 1");
+    out = v == 1;
     return Status::ok();
+  }
+
+  Status integerValue(const json& value, const std::string& what, long long& out) const {
+    constexpr double kLimit = 9007199254740992.0;  // 2^53: beyond it doubles skip integers
+    if (value.is_number_integer()) {
+      if (value.is_number_unsigned() && value.get<unsigned long long>() > static_cast<unsigned long long>(kLimit)) {
+        return invalidInput(where_ + ": " + what + " is out of range");
+      }
+      out = value.get<long long>();
+      if (std::abs(static_cast<double>(out)) > kLimit) return invalidInput(where_ + ": " + what + " is out of range");
+      return Status::ok();
+    }
+    if (value.is_number_float()) {
+      const double d = value.get<double>();
+      if (std::floor(d) != d) return invalidInput(where_ + ": " + what + " must be an integer");
+      if (std::abs(d) > kLimit) return invalidInput(where_ + ": " + what + " is out of range");
+      out = static_cast<long long>(d);
+      return Status::ok();
+    }
+    return invalidInput(where_ + ": " + what + " must be an integer");
   }
 
  private:
@@ -103,6 +134,18 @@ std::string nodeWhere(const std::string& source, std::size_t index, const json& 
   return where;
 }
 
+// A JSON integer as a node id (0 .. INT_MAX), or nullopt when it cannot be one.
+std::optional<int> asNodeId(const json& value) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<unsigned long long>();
+    if (v > static_cast<unsigned long long>(std::numeric_limits<int>::max())) return std::nullopt;
+    return static_cast<int>(v);
+  }
+  const auto v = value.get<long long>();
+  if (v < 0 || v > std::numeric_limits<int>::max()) return std::nullopt;
+  return static_cast<int>(v);
+}
+
 }  // namespace
 
 Expected<Problem> parseWorkload(const std::string& text, const std::string& source) {
@@ -114,14 +157,18 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
   Problem problem;
   problem.source = source;
   FieldReader top(root, source);
-  long long accelerators = 0, cpus = 0;
   if (Status s = top.nonNegative("maxSizePerFPGA", problem.devices.memory, true); !s) return s;
-  if (Status s = top.integer("maxFPGAs", accelerators, true); !s) return s;
-  if (Status s = top.integer("maxCPUs", cpus, true); !s) return s;
-  if (accelerators < 0 || cpus < 0) return invalidInput(source + ": maxFPGAs and maxCPUs must be non-negative");
-  if (accelerators > 4096 || cpus > 4096) return invalidInput(source + ": more than 4096 devices of a kind");
-  problem.devices.accelerators = static_cast<int>(accelerators);
-  problem.devices.cpus = static_cast<int>(cpus);
+  for (auto [key, count] : {std::pair{"maxFPGAs", &problem.devices.accelerators},
+                            std::pair{"maxCPUs", &problem.devices.cpus}}) {
+    double value = 0;
+    if (Status s = top.number(key, value, true); !s) return s;
+    if (value < 0 || value > 4096 || std::floor(value) != value) {
+      std::ostringstream msg;
+      msg << source << ": field \"" << key << "\" must be an integer from 0 to 4096 (got " << value << ")";
+      return invalidInput(msg.str());
+    }
+    *count = static_cast<int>(value);
+  }
   for (const char* key : {"nodes", "edges"}) {
     if (!root.contains(key)) return invalidInput(source + ": missing field \"" + key + "\"");
     if (!root[key].is_array()) return invalidInput(source + ": field \"" + key + "\" must be an array");
@@ -134,16 +181,20 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     const std::string where = nodeWhere(source, i, node);
     if (!node.is_object()) return invalidInput(where + ": a node must be a JSON object");
     FieldReader f(node, where);
-    long long id = 0, supported = 1, backward = 0, color = 0;
+    long long id = 0, color = 0;
+    bool supported = true, backward = false;
     OpNode op;
     if (Status s = f.integer("id", id, true); !s) return s;
     if (Status s = f.nonNegative("cpuLatency", op.p_cpu, true); !s) return s;
     if (Status s = f.nonNegative("fpgaLatency", op.p_acc, true); !s) return s;
     if (Status s = f.nonNegative("size", op.memory, false); !s) return s;
-    if (Status s = f.integer("supportedOnFpga", supported, false, 1); !s) return s;
-    if (Status s = f.integer("isBackwardNode", backward, false, 0); !s) return s;
+    if (Status s = f.flag("supportedOnFpga", supported, true); !s) return s;
+    if (Status s = f.flag("isBackwardNode", backward, false); !s) return s;
     if (node.contains("colorClass")) {
       if (Status s = f.integer("colorClass", color, true); !s) return s;
+      if (color < std::numeric_limits<int>::min() || color > std::numeric_limits<int>::max()) {
+        return invalidInput(where + ": field \"colorClass\" is out of range");
+      }
       op.colocation = static_cast<int>(color);
     }
     if (auto name = node.find("name"); name != node.end() && name->is_string()) op.name = *name;
@@ -151,7 +202,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
       return invalidInput(where + ": id must be a non-negative 32-bit integer");
     }
     if (!supported) op.p_acc = kInfinity;
-    op.backward = backward != 0;
+    op.backward = backward;
     op.members = {static_cast<int>(id)};
     if (vertex_of_id.count(id)) return invalidInput(where + ": duplicate node id " + std::to_string(id));
     vertex_of_id[id] = boost::add_vertex(op, problem.graph);
@@ -265,15 +316,13 @@ Expected<std::vector<int>> parseSplit(const std::string& text, const std::string
         return invalidInput(where + ": the split uses more " + kind.key + " than the workload's " +
                             std::to_string(kind.count));
       }
-      for (const json& id : ids) {
-        if (!id.is_number_integer()) return invalidInput(where + ": node ids must be integers");
-        auto it = vertex_of_id.find(id.get<int>());
-        if (it == vertex_of_id.end()) {
-          return invalidInput(where + ": node " + std::to_string(id.get<int>()) + " is not in the workload");
-        }
-        if (device_of[it->second] != -1) {
-          return invalidInput(where + ": node " + std::to_string(id.get<int>()) + " is listed twice");
-        }
+      for (const json& id_value : ids) {
+        if (!id_value.is_number_integer()) return invalidInput(where + ": node ids must be integers");
+        const std::string id = id_value.dump();
+        const std::optional<int> node_id = asNodeId(id_value);
+        auto it = node_id ? vertex_of_id.find(*node_id) : vertex_of_id.end();
+        if (it == vertex_of_id.end()) return invalidInput(where + ": node " + id + " is not in the workload");
+        if (device_of[it->second] != -1) return invalidInput(where + ": node " + id + " is listed twice");
         device_of[it->second] = kind.first_device + static_cast<int>(i);
       }
     }

@@ -41,12 +41,13 @@ Status checkTriviallyFeasible(const Problem& problem) {
   double total = 0;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     if (!g[v].supportedOnAccelerator()) {
-      return infeasible(what(g, v) + (g[v].members.size() == 1 ? " is" : " include a node") +
+      const bool single = g[v].members.size() == 1;
+      return infeasible(what(g, v) + (single ? " is" : " include a node") +
                         " not supported on accelerators, and there are no CPUs");
     }
     if (g[v].memory > d.memory) {
       std::ostringstream msg;
-      msg << what(g, v) << " need " << g[v].memory << " bytes, more than one accelerator's "
+      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << g[v].memory << " bytes, more than one accelerator's "
           << d.memory << " bytes, and there are no CPUs";
       return infeasible(msg.str());
     }

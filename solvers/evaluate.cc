@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <iomanip>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace placer {
@@ -61,6 +63,12 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
 }
 
 namespace {
+
+std::string bytes(double value) {
+  std::ostringstream out;
+  out << std::setprecision(15) << value;
+  return out.str();
+}
 
 std::string deviceName(const DeviceSet& devices, int d) {
   return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
@@ -132,8 +140,8 @@ Status verify(const Problem& problem, const Placement& placement) {
   Evaluation eval = evaluateThroughput(problem, placement.device_of);
   for (int d = 0; d < devices.accelerators; ++d) {
     if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
-      return internalError(deviceName(devices, d) + " holds " + std::to_string(eval.devices[d].memory) +
-                           " bytes, more than its " + std::to_string(devices.memory));
+      return internalError(deviceName(devices, d) + " holds " + bytes(eval.devices[d].memory) +
+                           " bytes, more than its " + bytes(devices.memory));
     }
   }
   double scale = std::max(1.0, std::abs(eval.max_load));
@@ -169,8 +177,8 @@ std::vector<std::string> splitViolations(const Problem& problem, const std::vect
   Evaluation eval = evaluateThroughput(problem, device_of);
   for (int d = 0; d < devices.accelerators; ++d) {
     if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
-      out.push_back(deviceName(devices, d) + " holds " + std::to_string(eval.devices[d].memory) +
-                    " bytes, more than its " + std::to_string(devices.memory));
+      out.push_back(deviceName(devices, d) + " holds " + bytes(eval.devices[d].memory) +
+                    " bytes, more than its " + bytes(devices.memory));
     }
   }
   // Quotient graph of the forward part over devices must be acyclic.

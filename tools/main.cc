@@ -90,8 +90,9 @@ struct OptionSpec {
   bool takes_value;
 };
 
-int usageError(const std::string& message, const char* help_hint) {
-  std::cerr << "onnx-placer: " << message << "\n(see 'onnx-placer help " << help_hint << "')\n";
+int usageError(const std::string& message, const std::string& help_topic) {
+  std::cerr << "onnx-placer: " << message << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
+            << help_topic << "')\n";
   return kUsage;
 }
 
@@ -168,26 +169,41 @@ int fail(const Status& status) {
   return exitCodeFor(status);
 }
 
-// Applies --overlap, --accelerators, --cpus, --memory to a loaded problem.
-std::optional<std::string> applyDeviceOverrides(const Args& args, Problem& problem) {
+// --overlap, --accelerators, --cpus, --memory: parsed before any file is read, applied after.
+struct DeviceOverrides {
+  std::optional<Overlap> overlap;
+  std::optional<int> accelerators, cpus;
+  std::optional<double> memory;
+
+  void applyTo(Problem& problem) const {
+    if (overlap) problem.objective.overlap = *overlap;
+    if (accelerators) problem.devices.accelerators = *accelerators;
+    if (cpus) problem.devices.cpus = *cpus;
+    if (memory) problem.devices.memory = *memory;
+  }
+};
+
+std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out) {
   if (auto it = args.values.find("overlap"); it != args.values.end()) {
     static const std::map<std::string, Overlap> modes{
         {"none", Overlap::None}, {"max", Overlap::Max}, {"duplex", Overlap::Duplex}};
     auto mode = modes.find(it->second);
     if (mode == modes.end()) return "--overlap must be none, max or duplex (got '" + it->second + "')";
-    problem.objective.overlap = mode->second;
+    out.overlap = mode->second;
   }
-  for (const char* key : {"accelerators", "cpus"}) {
+  for (auto [key, target] : {std::pair{"accelerators", &out.accelerators}, std::pair{"cpus", &out.cpus}}) {
     if (auto it = args.values.find(key); it != args.values.end()) {
       auto v = parseInteger(it->second);
-      if (!v || *v < 0 || *v > 4096) return std::string("--") + key + " must be an integer from 0 to 4096";
-      (std::string(key) == "cpus" ? problem.devices.cpus : problem.devices.accelerators) = static_cast<int>(*v);
+      if (!v || *v < 0 || *v > 4096) {
+        return std::string("--") + key + " must be an integer from 0 to 4096 (got '" + it->second + "')";
+      }
+      *target = static_cast<int>(*v);
     }
   }
   if (auto it = args.values.find("memory"); it != args.values.end()) {
     auto v = parseNumber(it->second);
-    if (!v || *v < 0) return "--memory must be a non-negative number of bytes";
-    problem.devices.memory = *v;
+    if (!v || *v < 0) return "--memory must be a non-negative number of bytes (got '" + it->second + "')";
+    out.memory = *v;
   }
   return std::nullopt;
 }
@@ -214,6 +230,14 @@ int runPartition(const Args& args) {
     std::size_t end = pipeline.find(',', pos);
     pipeline.replace(pos, (end == std::string::npos ? pipeline.size() : end) - pos, "partition=" + algorithm);
   }
+  {
+    PassRegistry registry;
+    registerBuiltinPasses(registry);
+    PassManager check;
+    if (Status s = check.parsePipeline(registry, pipeline); !s) return usageError(s.message(), "partition");
+  }
+  DeviceOverrides overrides;
+  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "partition");
   PassContext ctx;
   if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
     auto v = parseInteger(it->second);
@@ -225,7 +249,7 @@ int runPartition(const Args& args) {
 
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
-  if (auto error = applyDeviceOverrides(args, *problem)) return usageError(*error, "partition");
+  overrides.applyTo(*problem);
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -266,9 +290,11 @@ int runEvaluate(const Args& args) {
   if (args.positional.size() != 1) return usageError("evaluate takes one WORKLOAD.json", "evaluate");
   if (!args.values.count("split")) return usageError("evaluate needs --split SPLIT.json", "evaluate");
   const std::string workload = args.positional.front(), split_path = args.values.at("split");
+  DeviceOverrides overrides;
+  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "evaluate");
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
-  if (auto error = applyDeviceOverrides(args, *problem)) return usageError(*error, "evaluate");
+  overrides.applyTo(*problem);
   auto device_of = readSplit(split_path, *problem);
   if (!device_of) return fail(device_of.status());
   Evaluation eval = evaluateThroughput(*problem, *device_of);
@@ -320,7 +346,7 @@ int run(int argc, char** argv) {
   }
   Args args;
   args.command = command;
-  if (auto error = parseArgs(argc, argv, specs, args)) return usageError(*error, command.c_str());
+  if (auto error = parseArgs(argc, argv, specs, args)) return usageError(*error, command);
   if (args.flags.count("help")) {
     std::cout << help;
     return kOk;
