@@ -205,7 +205,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     op.backward = backward;
     op.members = {static_cast<int>(id)};
     if (vertex_of_id.count(id)) return invalidInput(where + ": duplicate node id " + std::to_string(id));
-    vertex_of_id[id] = boost::add_vertex(op, problem.graph);
+    vertex_of_id[id] = addNode(problem.graph, std::move(op));
   }
 
   const json& edges = root["edges"];

@@ -53,8 +53,11 @@ std::vector<long> foldTargets(const OpGraph& g, const Partners& partners, double
     }
     if (forward_around.size() != 1) continue;
     const Vertex m = *forward_around.begin();
+    std::optional<Vertex> bm = partners.backwardOf(g, m);
+    // A backward partner needs a backward partner of m to merge into.
+    if (b && !bm) continue;
     std::set<Vertex> allowed{u, m};
-    if (auto bm = partners.backwardOf(g, m)) allowed.insert(*bm);
+    if (bm) allowed.insert(*bm);
     if (b) {
       allowed.insert(*b);
       std::set<Vertex> b_around = neighbours(g, *b);
@@ -90,15 +93,13 @@ Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
     const Partners partners = findPartners(g);
     std::vector<long> target = foldTargets(g, partners, problem.devices.memory);
     if (std::all_of(target.begin(), target.end(), [](long t) { return t < 0; })) break;
-    // A folded leaf's backward partner goes to the keeper's backward partner, or becomes the
-    // keeper's partner when it has none.
+    // A folded leaf's backward partner goes to the keeper's backward partner.
     std::vector<long> keeper(n, -1);
     for (Vertex u = 0; u < n; ++u) {
       if (target[u] < 0) continue;
       keeper[u] = target[u];
       if (auto b = partners.backwardOf(g, u)) {
-        auto bm = partners.backwardOf(g, static_cast<Vertex>(target[u]));
-        keeper[*b] = bm ? static_cast<long>(*bm) : -1;
+        keeper[*b] = static_cast<long>(*partners.backwardOf(g, static_cast<Vertex>(target[u])));
       }
     }
     std::vector<int> group_of(n, -1);
@@ -109,16 +110,10 @@ Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
     for (Vertex v = 0; v < n; ++v) {
       if (keeper[v] >= 0) group_of[v] = group_of[keeper[v]];
     }
-    // Every group keeps its keeper's class; a partner adopted by a keeper without one takes the
-    // keeper's class.
+    // Every group keeps its keeper's class, which the keeper's backward partner shares.
     std::vector<std::optional<int>> class_of_group(groups);
     for (Vertex v = 0; v < n; ++v) {
       if (keeper[v] < 0) class_of_group[group_of[v]] = g[v].colocation;
-    }
-    for (Vertex u = 0; u < n; ++u) {
-      if (target[u] < 0) continue;
-      auto b = partners.backwardOf(g, u);
-      if (b && keeper[*b] < 0) class_of_group[group_of[*b]] = g[target[u]].colocation;
     }
     Problem contracted = contractGroups(problem, group_of, groups);
     for (int i = 0; i < groups; ++i) contracted.graph[i].colocation = class_of_group[i];

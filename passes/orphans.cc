@@ -19,14 +19,15 @@ Status OrphansPass::run(Problem& problem, PassContext& ctx) {
   for (Vertex v = 0; v < n; ++v) {
     if (!g[v].backward) continue;
     if (!g[v].colocation) g[v].colocation = next_class++;
-    if (forward_of_class.count(*g[v].colocation)) continue;
+    const int cls = *g[v].colocation;
+    if (forward_of_class.count(cls)) continue;
     orphans.insert(v);
     OpNode image;
     image.name = g[v].name + "/forward-image";
     image.op_type = "OrphanImage";
     image.artificial = true;
-    image.colocation = g[v].colocation;
-    forward_of_class[*g[v].colocation] = boost::add_vertex(image, g);
+    image.colocation = cls;
+    forward_of_class[cls] = addNode(g, std::move(image));
   }
   std::set<std::pair<Vertex, Vertex>> mirrored;
   for (auto [it, end] = boost::edges(g); it != end; ++it) {

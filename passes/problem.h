@@ -21,6 +21,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace placer {
@@ -92,6 +93,14 @@ struct Placement {
   std::vector<int> stage_of;   // per vertex: position of its device's block in the pipeline
   double value = 0;            // objective value (max-load)
 };
+
+// Adds a node. Adding the vertex and then assigning its bundle (rather than add_vertex(node, g))
+// keeps GCC 12 from a false maybe-uninitialized warning inside Boost's named_graph at -O2.
+inline Vertex addNode(OpGraph& graph, OpNode node) {
+  Vertex v = boost::add_vertex(graph);
+  graph[v] = std::move(node);
+  return v;
+}
 
 // Human-readable node reference for messages: `node 17 "conv1"`.
 std::string describeNode(const OpGraph& graph, Vertex v);

@@ -30,7 +30,7 @@ int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_id
     w.artificial = true;
     w.colocation = g[u].colocation;
     w.out_cost = net.cost;
-    Vertex wv = boost::add_vertex(w, g);
+    Vertex wv = addNode(g, std::move(w));
     boost::add_edge(u, wv, OpEdge{0, false}, g);
     for (Vertex s : net.sinks) boost::add_edge(wv, s, OpEdge{net.cost, false}, g);
     net.source = wv;

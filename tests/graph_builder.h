@@ -27,7 +27,7 @@ class GraphBuilder {
     const int id = static_cast<int>(boost::num_vertices(problem_.graph));
     n.name = name.empty() ? "n" + std::to_string(id) : std::move(name);
     n.members = {id};
-    boost::add_vertex(n, problem_.graph);
+    addNode(problem_.graph, std::move(n));
     return id;
   }
   GraphBuilder& backward(int id) {
