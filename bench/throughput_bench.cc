@@ -54,42 +54,41 @@ struct Workload {
 };
 
 constexpr Workload kWorkloads[] = {
-    {"layer BERT-24 inference", "LayerGraphs/bert24_inference.json", 17.78990625, 1e-6, 17.79, 30, 0,
-     "0", nullptr},
+    {"layer BERT-24 inference", "LayerGraphs/bert24_inference.json", 17.78990625, 1e-6, 17.79, 30, 0, "0",
+     nullptr},
     {"layer BERT-24 training", "LayerGraphs/bert24_training.json", 41.7458125, 1e-6, 41.75, 30, 0, "0",
      nullptr},
-    {"layer GNMT inference", "LayerGraphs/gnmt_inference.json", 32.9106582031, 1e-6, 32.91, 17914,
-     12.7, "12.7",
-     "Table 1's DPL value is 32.91, but the published reference code's DPL gives 33.0326 here"},
+    {"layer GNMT inference", "LayerGraphs/gnmt_inference.json", 32.9106582031, 1e-6, 32.91, 17914, 12.7,
+     "12.7", "Table 1's DPL value is 32.91, but the published reference code's DPL gives 33.0326 here"},
     {"layer GNMT training", "LayerGraphs/gnmt_training.json", 107.004414063, 1e-6, 107.00, 17914, 22.1,
      "22.1", nullptr},
-    {"layer ResNet50 inference", "LayerGraphs/resnet50_inference.json", 33.774666015625, 1e-6, 33.77,
-     242, 0, "0", nullptr},
-    {"layer ResNet50 training", "LayerGraphs/resnet50_training.json", 78.6318125, 1e-6, 78.65, 242, 1,
-     "1", nullptr},
-    {"layer InceptionV3 inference", "LayerGraphs/inceptionv3_inference.json", 51.5518635864, 1e-6,
-     51.55, 36596, 1128, "1128", nullptr},
-    {"layer InceptionV3 training", "LayerGraphs/inceptionv3_training.json", 122.76, 1e-4, 123.93, 36596,
-     -1, "> 1128",
+    {"layer ResNet50 inference", "LayerGraphs/resnet50_inference.json", 33.774666015625, 1e-6, 33.77, 242, 0,
+     "0", nullptr},
+    {"layer ResNet50 training", "LayerGraphs/resnet50_training.json", 78.6318125, 1e-6, 78.65, 242, 1, "1",
+     nullptr},
+    {"layer InceptionV3 inference", "LayerGraphs/inceptionv3_inference.json", 51.5518635864, 1e-6, 51.55,
+     36596, 1128, "1128", nullptr},
+    {"layer InceptionV3 training", "LayerGraphs/inceptionv3_training.json", 122.76, 1e-4, 123.93, 36596, -1,
+     "> 1128",
      "Table 1 gives the DP optimum to two decimals only (compared at 1e-4 relative); the reference run "
      "time is unknown but above 1128 s (the paper's table says 58 min), so it is left out of the "
      "speed-up total"},
-    {"op BERT-3 inference", "OperatorGraphs/bert_l-3_inference.json", 27.9185676799, 1e-6, 27.92, 1428,
-     1, "1", nullptr},
-    {"op BERT-6 inference", "OperatorGraphs/bert_l-6_inference.json", 29.5795058065, 1e-6, 29.58, 1923,
-     4.5, "4.5", nullptr},
-    {"op BERT-12 inference", "OperatorGraphs/bert_l-12_inference.json", 147.477984449, 1e-6, 147.48,
-     2906, 21.5, "21.5", nullptr},
-    {"op ResNet50 inference", "OperatorGraphs/resnet50_inference.json", 124.348849774, 1e-6, 124.35, 241,
-     0, "0", nullptr},
-    {"op BERT-3 training", "OperatorGraphs/bert_l-3_training.json", 65.3031491221, 1e-6, 65.30, 2774,
-     7.8, "7.8", nullptr},
+    {"op BERT-3 inference", "OperatorGraphs/bert_l-3_inference.json", 27.9185676799, 1e-6, 27.92, 1428, 1,
+     "1", nullptr},
+    {"op BERT-6 inference", "OperatorGraphs/bert_l-6_inference.json", 29.5795058065, 1e-6, 29.58, 1923, 4.5,
+     "4.5", nullptr},
+    {"op BERT-12 inference", "OperatorGraphs/bert_l-12_inference.json", 147.477984449, 1e-6, 147.48, 2906,
+     21.5, "21.5", nullptr},
+    {"op ResNet50 inference", "OperatorGraphs/resnet50_inference.json", 124.348849774, 1e-6, 124.35, 241, 0,
+     "0", nullptr},
+    {"op BERT-3 training", "OperatorGraphs/bert_l-3_training.json", 65.3031491221, 1e-6, 65.30, 2774, 7.8,
+     "7.8", nullptr},
     {"op BERT-6 training", "OperatorGraphs/bert_l-6_training.json", 72.8649663224, 1e-6, 79.50, 3776, 24,
      "24", nullptr},
-    {"op BERT-12 training", "OperatorGraphs/bert_L-12_training.json", 437.997637858, 1e-6, 438.00, 2938,
-     24, "24", nullptr},
-    {"op ResNet50 training", "OperatorGraphs/resnet50_training.json", 255.194416452, 1e-6, 255.19, 258,
-     2, "2", nullptr},
+    {"op BERT-12 training", "OperatorGraphs/bert_L-12_training.json", 437.997637858, 1e-6, 438.00, 2938, 24,
+     "24", nullptr},
+    {"op ResNet50 training", "OperatorGraphs/resnet50_training.json", 255.194416452, 1e-6, 255.19, 258, 2,
+     "2", nullptr},
 };
 
 constexpr double kSpeedupTarget = 20;     // total DP time vs the reference's, at least
@@ -128,7 +127,8 @@ SolveReport solve(const std::filesystem::path& path, const std::string& algorith
       setError(report, problem.status().message());
       return report;
     }
-    const std::string pipeline = "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
+    const std::string pipeline =
+        "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
     const auto start = std::chrono::steady_clock::now();
     auto outcome = placer::runPipeline(std::move(*problem), pipeline);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -209,8 +209,8 @@ Measurement measure(const std::filesystem::path& path, const std::string& algori
   if (got != sizeof m.report) {
     m.report = SolveReport{};
     if (waited == pid && WIFSIGNALED(status)) {
-      setError(m.report, std::string("the solve died of signal ") + std::to_string(WTERMSIG(status)) +
-                             " (" + strsignal(WTERMSIG(status)) + ")");
+      setError(m.report, std::string("the solve died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                             strsignal(WTERMSIG(status)) + ")");
     } else {
       setError(m.report, "the solve ended without reporting a result");
     }
@@ -327,7 +327,10 @@ void printRow(const Row& row) {
   const std::string dp_load = dp.ok ? formatNumber("%.6f", dp.max_load) : "error";
   const std::string dpl_load = dplCell([&] { return formatNumber("%.6f", dpl->max_load); });
   const std::string dp_check = dpMatches(w, dp) ? "ok" : "FAIL";
-  const std::string dpl_check = dpl == nullptr ? "-" : !dpl->ok ? "FAIL" : dplMatches(w, *dpl) ? "ok" : "diff";
+  const std::string dpl_check = dpl == nullptr        ? "-"
+                                : !dpl->ok            ? "FAIL"
+                                : dplMatches(w, *dpl) ? "ok"
+                                                      : "diff";
   std::printf(kRowFormat, w.name, nodes.c_str(), dp_ideals.c_str(), dpl_ideals.c_str(),
               count(w.paper_ideals).c_str(), dp_time.c_str(), dpl_time.c_str(), w.ref_text, dp_rss.c_str(),
               dpl_rss.c_str(), dp_load.c_str(), dpl_load.c_str(), formatNumber("%.2f", w.dp).c_str(),
@@ -351,8 +354,9 @@ int run(const Options& options) {
     return 2;
   }
   std::printf("throughput_bench: %zu workload(s) from %s\n", workloads.size(), options.directory.c_str());
-  std::printf("pipeline: subdivide,colocate,orphans,scc,fold-leaves,partition=dp|dpl,expand; one forked "
-              "process per solve; time = wall time of the pipeline, RSS = the solve process's peak\n\n");
+  std::printf(
+      "pipeline: subdivide,colocate,orphans,scc,fold-leaves,partition=dp|dpl,expand; one forked "
+      "process per solve; time = wall time of the pipeline, RSS = the solve process's peak\n\n");
   printHeader();
 
   std::vector<Row> rows;
@@ -378,8 +382,9 @@ int run(const Options& options) {
   });
   if (dpl_differs) {
     if (!notes_header) std::printf("\nnotes:\n");
-    std::printf("  DPL \"diff\": DPL's max-load depends on the topological order it linearises along, which "
-                "is not the reference's; only the DP optimum is a target\n");
+    std::printf(
+        "  DPL \"diff\": DPL's max-load depends on the topological order it linearises along, which "
+        "is not the reference's; only the DP optimum is a target\n");
   }
 
   // Totals.
@@ -417,15 +422,16 @@ int run(const Options& options) {
   const bool speedup_known = ref_dp_total > 0 && ref_total > 0;
   const double speedup = speedup_known ? ref_total / ref_dp_total : 0;
 
-  std::printf("\ntotal DP time %.2f s over %d workload(s) with a reference time (%.2f s over all %zu) vs the "
-              "reference's %.1f s: %s\n",
-              ref_dp_total, with_reference, dp_total, rows.size(), ref_total,
-              speedup_known ? formatNumber("%.1fx faster", speedup).c_str() : "speed-up n/a");
+  std::printf(
+      "\ntotal DP time %.2f s over %d workload(s) with a reference time (%.2f s over all %zu) vs the "
+      "reference's %.1f s: %s\n",
+      ref_dp_total, with_reference, dp_total, rows.size(), ref_total,
+      speedup_known ? formatNumber("%.1fx faster", speedup).c_str() : "speed-up n/a");
   std::printf("max single-solve time %.2f s (%s); max peak RSS %.1f MiB (%s)\n", max_seconds, slowest.c_str(),
               max_rss, largest.c_str());
   if (dpl_checked > 0) {
-    std::printf("DPL max-loads equal to Table 1's two-decimal values: %d of %d (informational)\n", dpl_matched,
-                dpl_checked);
+    std::printf("DPL max-loads equal to Table 1's two-decimal values: %d of %d (informational)\n",
+                dpl_matched, dpl_checked);
   }
   std::printf("\n");
 
@@ -435,8 +441,10 @@ int run(const Options& options) {
     all_pass = all_pass && pass;
   };
   char text[256];
-  std::snprintf(text, sizeof text, "optima: %d of %zu DP max-loads equal Table 1 (relative 1e-6; 1e-4 where "
-                "only two decimals are published)", optima_matched, rows.size());
+  std::snprintf(text, sizeof text,
+                "optima: %d of %zu DP max-loads equal Table 1 (relative 1e-6; 1e-4 where "
+                "only two decimals are published)",
+                optima_matched, rows.size());
   verdict(optima_matched == static_cast<int>(rows.size()), text);
   if (solves_failed > 0) {
     std::snprintf(text, sizeof text, "solves: %d solve(s) failed", solves_failed);
@@ -449,7 +457,8 @@ int run(const Options& options) {
                   speedup, kSpeedupTarget);
     verdict(speedup >= kSpeedupTarget, text);
   }
-  std::snprintf(text, sizeof text, "time: slowest solve %.2f s (target <= %.0f s)", max_seconds, kTimeLimitSeconds);
+  std::snprintf(text, sizeof text, "time: slowest solve %.2f s (target <= %.0f s)", max_seconds,
+                kTimeLimitSeconds);
   verdict(max_seconds <= kTimeLimitSeconds, text);
   std::snprintf(text, sizeof text, "memory: peak RSS %.1f MiB (target < %.0f MiB)", max_rss, kMemoryLimitMiB);
   verdict(max_rss < kMemoryLimitMiB, text);

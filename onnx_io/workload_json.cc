@@ -102,11 +102,13 @@ class FieldReader {
   Status integerValue(const json& value, const std::string& what, long long& out) const {
     constexpr double kLimit = 9007199254740992.0;  // 2^53: beyond it doubles skip integers
     if (value.is_number_integer()) {
-      if (value.is_number_unsigned() && value.get<unsigned long long>() > static_cast<unsigned long long>(kLimit)) {
+      if (value.is_number_unsigned() &&
+          value.get<unsigned long long>() > static_cast<unsigned long long>(kLimit)) {
         return invalidInput(where_ + ": " + what + " is out of range");
       }
       out = value.get<long long>();
-      if (std::abs(static_cast<double>(out)) > kLimit) return invalidInput(where_ + ": " + what + " is out of range");
+      if (std::abs(static_cast<double>(out)) > kLimit)
+        return invalidInput(where_ + ": " + what + " is out of range");
       return Status::ok();
     }
     if (value.is_number_float()) {
@@ -120,9 +122,7 @@ class FieldReader {
   }
 
  private:
-  Status missing(const char* key) const {
-    return invalidInput(where_ + ": missing field \"" + key + "\"");
-  }
+  Status missing(const char* key) const { return invalidInput(where_ + ": missing field \"" + key + "\""); }
   const json& object_;
   std::string where_;
 };
@@ -130,7 +130,8 @@ class FieldReader {
 std::string nodeWhere(const std::string& source, std::size_t index, const json& node) {
   std::string where = source + ": nodes[" + std::to_string(index) + "]";
   auto id = node.find("id");
-  if (id != node.end() && id->is_number_integer()) where += " (node " + std::to_string(id->get<long long>()) + ")";
+  if (id != node.end() && id->is_number_integer())
+    where += " (node " + std::to_string(id->get<long long>()) + ")";
   return where;
 }
 
@@ -158,8 +159,8 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
   problem.source = source;
   FieldReader top(root, source);
   if (Status s = top.nonNegative("maxSizePerFPGA", problem.devices.memory, true); !s) return s;
-  for (auto [key, count] : {std::pair{"maxFPGAs", &problem.devices.accelerators},
-                            std::pair{"maxCPUs", &problem.devices.cpus}}) {
+  for (auto [key, count] :
+       {std::pair{"maxFPGAs", &problem.devices.accelerators}, std::pair{"maxCPUs", &problem.devices.cpus}}) {
     double value = 0;
     if (Status s = top.number(key, value, true); !s) return s;
     if (value < 0 || value > 4096 || std::floor(value) != value) {
@@ -222,20 +223,22 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     FieldReader g(edge, where);
     if (Status s = g.nonNegative("cost", e.cost, true); !s) return s;
     auto u = vertex_of_id.find(from), w = vertex_of_id.find(to);
-    if (u == vertex_of_id.end()) return invalidInput(where + ": sourceId " + std::to_string(from) + " is not a node id");
-    if (w == vertex_of_id.end()) return invalidInput(where + ": destId " + std::to_string(to) + " is not a node id");
+    if (u == vertex_of_id.end())
+      return invalidInput(where + ": sourceId " + std::to_string(from) + " is not a node id");
+    if (w == vertex_of_id.end())
+      return invalidInput(where + ": destId " + std::to_string(to) + " is not a node id");
     if (from == to) return invalidInput(where + ": self-loop on node " + std::to_string(from));
     if (problem.graph[u->second].backward && !problem.graph[w->second].backward) {
-      return invalidInput(where + ": edge from backward node " + std::to_string(from) +
-                          " to forward node " + std::to_string(to) +
-                          " (backward nodes may only feed backward nodes)");
+      return invalidInput(where + ": edge from backward node " + std::to_string(from) + " to forward node " +
+                          std::to_string(to) + " (backward nodes may only feed backward nodes)");
     }
     boost::add_edge(u->second, w->second, e, problem.graph);
   }
 
   if (auto cycle = findCycle(problem.graph, /*forward_only=*/false); !cycle.empty()) {
     std::string path;
-    for (Vertex v : cycle) path += std::to_string(problem.graph[v].members.front()) + " -> ";
+    for (Vertex v : cycle)
+      path += std::to_string(problem.graph[v].members.front()) + " -> ";
     path += std::to_string(problem.graph[cycle.front()].members.front());
     return invalidInput(source + ": the graph has a cycle: " + path + " (starting at " +
                         describeNode(problem.graph, cycle.front()) + ")");
@@ -264,7 +267,8 @@ json placementToJson(const Problem& problem, const Placement& placement, const E
   const DeviceSet& devices = problem.devices;
   std::vector<std::vector<int>> ids(devices.count());
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    for (int id : g[v].members) ids[placement.device_of[v]].push_back(id);
+    for (int id : g[v].members)
+      ids[placement.device_of[v]].push_back(id);
   }
   json out;
   out["maxLoad"] = evaluation.max_load;
@@ -292,7 +296,8 @@ Expected<std::vector<int>> parseSplit(const std::string& text, const std::string
   const OpGraph& g = problem.graph;
   std::map<int, Vertex> vertex_of_id;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    for (int id : g[v].members) vertex_of_id[id] = v;
+    for (int id : g[v].members)
+      vertex_of_id[id] = v;
   }
   std::vector<int> device_of(boost::num_vertices(g), -1);
   struct Kind {
@@ -301,7 +306,8 @@ Expected<std::vector<int>> parseSplit(const std::string& text, const std::string
     int count;
   };
   const DeviceSet& devices = problem.devices;
-  for (const Kind& kind : {Kind{"fpgas", 0, devices.accelerators}, Kind{"cpus", devices.accelerators, devices.cpus}}) {
+  for (const Kind& kind :
+       {Kind{"fpgas", 0, devices.accelerators}, Kind{"cpus", devices.accelerators, devices.cpus}}) {
     if (!root.contains(kind.key)) continue;
     const json& list = root[kind.key];
     if (!list.is_array()) return invalidInput(source + ": field \"" + kind.key + "\" must be an array");
@@ -367,7 +373,8 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   int fd = mkstemp(name.data());
-  if (fd < 0) return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
+  if (fd < 0)
+    return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
   const std::string tmp(name.data());
   ::fchmod(fd, 0644);  // mkstemp creates 0600; outputs are ordinary files
   std::size_t written = 0;

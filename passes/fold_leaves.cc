@@ -21,8 +21,10 @@ struct Partners {
 
 std::set<Vertex> neighbours(const OpGraph& g, Vertex v) {
   std::set<Vertex> out;
-  for (auto [it, end] = boost::out_edges(v, g); it != end; ++it) out.insert(boost::target(*it, g));
-  for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) out.insert(boost::source(*it, g));
+  for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
+    out.insert(boost::target(*it, g));
+  for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
+    out.insert(boost::source(*it, g));
   return out;
 }
 
@@ -35,7 +37,8 @@ std::vector<long> foldTargets(const OpGraph& g, const Partners& partners, double
   const std::size_t n = boost::num_vertices(g);
   // When the whole graph fits on one accelerator, memory never constrains a placement.
   double total_memory = 0;
-  for (Vertex v = 0; v < n; ++v) total_memory += g[v].memory;
+  for (Vertex v = 0; v < n; ++v)
+    total_memory += g[v].memory;
   const bool memory_never_binds = total_memory <= accelerator_memory;
   auto free_time = [&](Vertex v) { return g[v].p_acc == 0 && g[v].p_cpu == 0; };
 
@@ -76,7 +79,8 @@ std::vector<long> foldTargets(const OpGraph& g, const Partners& partners, double
 Partners findPartners(const OpGraph& g) {
   Partners p;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    if (g[v].colocation) (g[v].backward ? p.backward_of_class : p.forward_of_class).emplace(*g[v].colocation, v);
+    if (g[v].colocation)
+      (g[v].backward ? p.backward_of_class : p.forward_of_class).emplace(*g[v].colocation, v);
   }
   return p;
 }
@@ -116,8 +120,10 @@ Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
       if (keeper[v] < 0) class_of_group[group_of[v]] = g[v].colocation;
     }
     Problem contracted = contractGroups(problem, group_of, groups);
-    for (int i = 0; i < groups; ++i) contracted.graph[i].colocation = class_of_group[i];
-    for (Vertex& v : composed) v = group_of[v];
+    for (int i = 0; i < groups; ++i)
+      contracted.graph[i].colocation = class_of_group[i];
+    for (Vertex& v : composed)
+      v = group_of[v];
     problem = std::move(contracted);
   }
   ctx.mappings.push_back(std::move(composed));

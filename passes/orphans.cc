@@ -37,7 +37,8 @@ Status OrphansPass::run(Problem& problem, PassContext& ctx) {
     Vertex fu = forward_of_class.at(*g[u].colocation), fw = forward_of_class.at(*g[w].colocation);
     if (fu != fw) mirrored.emplace(fw, fu);
   }
-  for (const auto& [a, b] : mirrored) boost::add_edge(a, b, OpEdge{0, true}, g);
+  for (const auto& [a, b] : mirrored)
+    boost::add_edge(a, b, OpEdge{0, true}, g);
   std::vector<Vertex> identity(n);
   std::iota(identity.begin(), identity.end(), Vertex{0});
   ctx.mappings.push_back(std::move(identity));

@@ -13,14 +13,17 @@ Expected<Algorithm> parseAlgorithm(std::string_view name) {
   return unsupported("unknown algorithm '" + std::string(name) + "' (expected dp or dpl)");
 }
 
-const char* toString(Algorithm algorithm) { return algorithm == Algorithm::Dp ? "dp" : "dpl"; }
+const char* toString(Algorithm algorithm) {
+  return algorithm == Algorithm::Dp ? "dp" : "dpl";
+}
 
 namespace {
 
 std::string memberList(const OpNode& node) {
   std::ostringstream out;
   const std::size_t shown = std::min<std::size_t>(node.members.size(), 8);
-  for (std::size_t i = 0; i < shown; ++i) out << (i ? ", " : "") << node.members[i];
+  for (std::size_t i = 0; i < shown; ++i)
+    out << (i ? ", " : "") << node.members[i];
   if (node.members.size() > shown) out << ", ... (" << node.members.size() << " in all)";
   return out.str();
 }
@@ -47,16 +50,16 @@ Status checkTriviallyFeasible(const Problem& problem) {
     }
     if (g[v].memory > d.memory) {
       std::ostringstream msg;
-      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << g[v].memory << " bytes, more than one accelerator's "
-          << d.memory << " bytes, and there are no CPUs";
+      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << g[v].memory
+          << " bytes, more than one accelerator's " << d.memory << " bytes, and there are no CPUs";
       return infeasible(msg.str());
     }
     total += g[v].memory;
   }
   if (total > d.memory * d.accelerators) {
     std::ostringstream msg;
-    msg << "the model needs " << total << " bytes, more than " << d.accelerators
-        << " accelerator(s) of " << d.memory << " bytes hold, and there are no CPUs";
+    msg << "the model needs " << total << " bytes, more than " << d.accelerators << " accelerator(s) of "
+        << d.memory << " bytes hold, and there are no CPUs";
     return infeasible(msg.str());
   }
   return Status::ok();
@@ -86,8 +89,8 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
                          " placement fails verification: " + s.message());
   }
   std::ostringstream note;
-  note << toString(algorithm_) << ": " << result.stats.ideals << " ideals, "
-       << result.stats.ideal_pairs << " ideal pairs, max-load " << result.value;
+  note << toString(algorithm_) << ": " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs
+       << " ideal pairs, max-load " << result.value;
   ctx.note = note.str();
   ctx.solve = std::move(result);
   return Status::ok();

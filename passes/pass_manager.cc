@@ -17,12 +17,12 @@ void PassRegistry::add(std::string name, std::string help, PassFactory factory) 
   entries_[std::move(name)] = Entry{std::move(help), std::move(factory)};
 }
 
-Expected<std::unique_ptr<Pass>> PassRegistry::create(std::string_view name,
-                                                     std::string_view argument) const {
+Expected<std::unique_ptr<Pass>> PassRegistry::create(std::string_view name, std::string_view argument) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) {
     std::string known;
-    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& [n, e] : entries_)
+      known += (known.empty() ? "" : ", ") + n;
     return unsupported("unknown pass '" + std::string(name) + "' (known passes: " + known + ")");
   }
   return it->second.factory(argument);
@@ -30,7 +30,8 @@ Expected<std::unique_ptr<Pass>> PassRegistry::create(std::string_view name,
 
 std::vector<std::string> PassRegistry::describe() const {
   std::vector<std::string> lines;
-  for (const auto& [name, entry] : entries_) lines.push_back(name + ": " + entry.help);
+  for (const auto& [name, entry] : entries_)
+    lines.push_back(name + ": " + entry.help);
   return lines;
 }
 
@@ -54,8 +55,7 @@ void registerBuiltinPasses(PassRegistry& registry) {
                "give every node one outgoing transfer cost by subdividing edges whose costs differ "
                "(Tarnawski et al. App. B)",
                noArgument<SubdividePass>());
-  registry.add("colocate",
-               "contract each colocation class, forward and backward sides separately (App. B)",
+  registry.add("colocate", "contract each colocation class, forward and backward sides separately (App. B)",
                noArgument<ColocatePass>());
   registry.add("orphans",
                "give backward nodes without a forward partner an artificial forward image with "

@@ -37,7 +37,8 @@ class PassRegistry {
 
 void registerBuiltinPasses(PassRegistry& registry);
 
-inline constexpr std::string_view kDefaultPipeline = "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand";
+inline constexpr std::string_view kDefaultPipeline =
+    "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand";
 
 struct PassRecord {
   std::string name;

@@ -11,8 +11,7 @@ namespace placer {
 
 std::string describeNode(const OpGraph& graph, Vertex v) {
   const OpNode& node = graph[v];
-  std::string id = node.members.size() == 1 ? std::to_string(node.members.front())
-                                            : "#" + std::to_string(v);
+  std::string id = node.members.size() == 1 ? std::to_string(node.members.front()) : "#" + std::to_string(v);
   if (node.name.empty()) return "node " + id;
   return "node " + id + " \"" + node.name + "\"";
 }
@@ -26,16 +25,18 @@ std::vector<Net> buildNets(const OpGraph& graph) {
       outs.emplace_back(boost::target(*it, graph), graph[*it].cost);
     }
     if (outs.empty()) continue;
-    bool uniform = std::all_of(outs.begin(), outs.end(),
-                               [&](const auto& o) { return o.second == outs.front().second; });
+    bool uniform =
+        std::all_of(outs.begin(), outs.end(), [&](const auto& o) { return o.second == outs.front().second; });
     if (uniform) {
       Net net{u, {}, outs.front().second};
-      for (const auto& o : outs) net.sinks.push_back(o.first);
+      for (const auto& o : outs)
+        net.sinks.push_back(o.first);
       std::sort(net.sinks.begin(), net.sinks.end());
       net.sinks.erase(std::unique(net.sinks.begin(), net.sinks.end()), net.sinks.end());
       nets.push_back(std::move(net));
     } else {
-      for (const auto& o : outs) nets.push_back(Net{u, {o.first}, o.second});
+      for (const auto& o : outs)
+        nets.push_back(Net{u, {o.first}, o.second});
     }
   }
   return nets;
@@ -94,7 +95,8 @@ std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only) {
       if (forward_only && graph[w].backward) continue;
       if (color[w] == Grey) {
         std::vector<Vertex> cycle{w};
-        for (Vertex x = v; x != w; x = parent[x]) cycle.push_back(x);
+        for (Vertex x = v; x != w; x = parent[x])
+          cycle.push_back(x);
         std::reverse(cycle.begin() + 1, cycle.end());
         return cycle;
       }
@@ -159,7 +161,8 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
       pos->second.cost = std::max(pos->second.cost, g[*it].cost);
     }
   }
-  for (const auto& [key, edge] : edges) boost::add_edge(key.first, key.second, edge, out.graph);
+  for (const auto& [key, edge] : edges)
+    boost::add_edge(key.first, key.second, edge, out.graph);
 
   for (const Net& net : problem.nets) {
     Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost};

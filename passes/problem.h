@@ -36,7 +36,7 @@ struct OpNode {
   double memory = 0;    // bytes resident on the accelerator that holds the node
   double out_cost = 0;  // c_u for an input node; after contraction the nets carry the costs
   bool backward = false;
-  bool artificial = false;  // created by a pass (subdivision node, orphan image): no original node
+  bool artificial = false;        // created by a pass (subdivision node, orphan image): no original node
   std::optional<int> colocation;  // same class => same device
   std::vector<int> members;       // original node ids this node stands for (sorted)
 

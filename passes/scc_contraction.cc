@@ -17,8 +17,8 @@ std::vector<int> forwardComponents(const OpGraph& g, int& components) {
     if (!g[u].backward && !g[w].backward) boost::add_edge(u, w, forward);
   }
   std::vector<int> raw(n);
-  boost::strong_components(forward, boost::make_iterator_property_map(raw.begin(),
-                                                                      boost::get(boost::vertex_index, forward)));
+  boost::strong_components(
+      forward, boost::make_iterator_property_map(raw.begin(), boost::get(boost::vertex_index, forward)));
   std::map<int, int> renumber;
   std::vector<int> component(n, -1);
   for (Vertex v = 0; v < n; ++v) {
@@ -69,7 +69,8 @@ Status SccContractionPass::run(Problem& problem, PassContext& ctx) {
     }
   }
   Problem contracted = contractGroups(problem, group_of, groups);
-  for (int c = 0; c < components; ++c) contracted.graph[c].colocation = class_of_component[c];
+  for (int c = 0; c < components; ++c)
+    contracted.graph[c].colocation = class_of_component[c];
   for (const auto& [c, group] : backward_group_of_component) {
     contracted.graph[group].colocation = class_of_component[c];
   }

@@ -47,11 +47,15 @@ class Status {
 inline Status invalidInput(std::string message) {
   return {StatusCode::InvalidInput, std::move(message)};
 }
-inline Status infeasible(std::string message) { return {StatusCode::Infeasible, std::move(message)}; }
+inline Status infeasible(std::string message) {
+  return {StatusCode::Infeasible, std::move(message)};
+}
 inline Status unsupported(std::string message) {
   return {StatusCode::Unsupported, std::move(message)};
 }
-inline Status ioError(std::string message) { return {StatusCode::IoError, std::move(message)}; }
+inline Status ioError(std::string message) {
+  return {StatusCode::IoError, std::move(message)};
+}
 inline Status internalError(std::string message) {
   return {StatusCode::Internal, std::move(message)};
 }
@@ -60,7 +64,7 @@ inline Status internalError(std::string message) {
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : value_(std::move(value)) {}        // NOLINT: implicit by design
   Expected(Status status) : value_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(value_).isOk() && "an Expected<T> error needs a failing Status");
   }

@@ -19,7 +19,8 @@ int nextFreeClass(const OpGraph& g) {
 int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_ids, int& next_class) {
   OpGraph& g = problem.graph;
   if (!g[u].colocation) g[u].colocation = next_class++;
-  boost::remove_out_edge_if(u, [&](const Edge& e) { return !g[e].artificial; }, g);
+  boost::remove_out_edge_if(
+      u, [&](const Edge& e) { return !g[e].artificial; }, g);
   Net fan_out{u, {}, 0};
   for (std::size_t j = 0; j < net_ids.size(); ++j) {
     Net& net = problem.nets[net_ids[j]];
@@ -32,7 +33,8 @@ int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_id
     w.out_cost = net.cost;
     Vertex wv = addNode(g, std::move(w));
     boost::add_edge(u, wv, OpEdge{0, false}, g);
-    for (Vertex s : net.sinks) boost::add_edge(wv, s, OpEdge{net.cost, false}, g);
+    for (Vertex s : net.sinks)
+      boost::add_edge(wv, s, OpEdge{net.cost, false}, g);
     net.source = wv;
     fan_out.sinks.push_back(wv);
   }
@@ -46,7 +48,8 @@ int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_id
 Status SubdividePass::run(Problem& problem, PassContext& ctx) {
   const std::size_t n = boost::num_vertices(problem.graph);
   std::vector<std::vector<std::size_t>> nets_of(n);
-  for (std::size_t i = 0; i < problem.nets.size(); ++i) nets_of[problem.nets[i].source].push_back(i);
+  for (std::size_t i = 0; i < problem.nets.size(); ++i)
+    nets_of[problem.nets[i].source].push_back(i);
   int next_class = nextFreeClass(problem.graph);
   int subdivided = 0, created = 0;
   for (Vertex u = 0; u < n; ++u) {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <iomanip>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -187,13 +187,15 @@ std::vector<std::string> splitViolations(const Problem& problem, const std::vect
   for (auto [it, end] = boost::edges(g); it != end; ++it) {
     Vertex u = boost::source(*it, g), w = boost::target(*it, g);
     if (g[u].backward || g[w].backward || device_of[u] == device_of[w]) continue;
-    if (seen.emplace(device_of[u], device_of[w]).second) boost::add_edge(device_of[u], device_of[w], quotient);
+    if (seen.emplace(device_of[u], device_of[w]).second)
+      boost::add_edge(device_of[u], device_of[w], quotient);
   }
   if (auto cycle = findCycle(quotient, /*forward_only=*/false); !cycle.empty()) {
     std::string path;
-    for (Vertex d : cycle) path += deviceName(devices, static_cast<int>(d)) + " -> ";
-    out.push_back("the forward pipeline has a cycle (" + path + deviceName(devices, static_cast<int>(cycle.front())) +
-                  "): the split is not contiguous");
+    for (Vertex d : cycle)
+      path += deviceName(devices, static_cast<int>(d)) + " -> ";
+    out.push_back("the forward pipeline has a cycle (" + path +
+                  deviceName(devices, static_cast<int>(cycle.front())) + "): the split is not contiguous");
   }
   return out;
 }

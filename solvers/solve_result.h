@@ -27,7 +27,7 @@ struct SolveResult {
   double bound = 0;          // proven lower bound on the optimum
   Placement placement;       // on the problem the solver was given
   SolveStats stats;
-  std::string message;       // why, for Infeasible and Error
+  std::string message;  // why, for Infeasible and Error
 };
 
 // Progress of a long solve, for the CLI's stderr lines.

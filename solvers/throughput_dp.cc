@@ -12,11 +12,16 @@ namespace placer {
 
 const char* toString(SolveStatus status) {
   switch (status) {
-    case SolveStatus::Optimal: return "optimal";
-    case SolveStatus::Feasible: return "feasible";
-    case SolveStatus::Infeasible: return "infeasible";
-    case SolveStatus::TimeLimit: return "time-limit";
-    case SolveStatus::Error: return "error";
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Feasible:
+      return "feasible";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::TimeLimit:
+      return "time-limit";
+    case SolveStatus::Error:
+      return "error";
   }
   return "error";
 }
@@ -58,11 +63,13 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
   const int words = std::max(1, (n + 63) / 64);
   std::vector<std::uint64_t> pred_mask(static_cast<std::size_t>(n) * words, 0);
   for (int v = 0; v < n; ++v) {
-    for (int u : preds[v]) pred_mask[static_cast<std::size_t>(v) * words + u / 64] |= 1ULL << (u % 64);
+    for (int u : preds[v])
+      pred_mask[static_cast<std::size_t>(v) * words + u / 64] |= 1ULL << (u % 64);
   }
   std::mt19937_64 rng(0x5eed);
   std::vector<std::uint64_t> zobrist(n);
-  for (auto& z : zobrist) z = rng();
+  for (auto& z : zobrist)
+    z = rng();
 
   std::vector<std::uint64_t> bits(words, 0);  // ideal 0: empty set
   std::vector<std::uint64_t> hashes{0};
@@ -73,7 +80,8 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
     const std::size_t mask = bigger.size() - 1;
     for (std::size_t id = 0; id < hashes.size(); ++id) {
       std::size_t slot = hashes[id] & mask;
-      while (bigger[slot] != -1) slot = (slot + 1) & mask;
+      while (bigger[slot] != -1)
+        slot = (slot + 1) & mask;
       bigger[slot] = static_cast<std::int32_t>(id);
     }
     table.swap(bigger);
@@ -92,7 +100,8 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
       if (ideal[v / 64] >> (v % 64) & 1) continue;
       const std::uint64_t* need = pred_mask.data() + static_cast<std::size_t>(v) * words;
       bool addable = true;
-      for (int w = 0; w < words && addable; ++w) addable = (need[w] & ~ideal[w]) == 0;
+      for (int w = 0; w < words && addable; ++w)
+        addable = (need[w] & ~ideal[w]) == 0;
       if (!addable) continue;
       std::copy(ideal, ideal + words, candidate.begin());
       candidate[v / 64] |= 1ULL << (v % 64);
@@ -130,8 +139,10 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
 
   const std::int64_t count = static_cast<std::int64_t>(hashes.size());
   lattice.down_begin.assign(count + 1, 0);
-  for (const DownEdge& e : down) ++lattice.down_begin[e.parent + 1];
-  for (std::int64_t i = 0; i < count; ++i) lattice.down_begin[i + 1] += lattice.down_begin[i];
+  for (const DownEdge& e : down)
+    ++lattice.down_begin[e.parent + 1];
+  for (std::int64_t i = 0; i < count; ++i)
+    lattice.down_begin[i + 1] += lattice.down_begin[i];
   lattice.down_node.resize(down.size());
   lattice.down_sub.resize(down.size());
   std::vector<std::int64_t> fill(lattice.down_begin.begin(), lattice.down_begin.end() - 1);
@@ -158,8 +169,13 @@ class BlockWalker {
   BlockWalker(const std::vector<Unit>& units, const std::vector<std::vector<NetTouch>>& touches,
               const std::vector<Net>& nets, const IdealLattice& lattice, const DeviceSet& devices,
               double prune_above)
-      : units_(units), touches_(touches), lattice_(lattice), devices_(devices),
-        prune_above_(prune_above), inside_(nets.size(), 0), source_inside_(nets.size(), 0) {
+      : units_(units),
+        touches_(touches),
+        lattice_(lattice),
+        devices_(devices),
+        prune_above_(prune_above),
+        inside_(nets.size(), 0),
+        source_inside_(nets.size(), 0) {
     net_size_.reserve(nets.size());
     net_cost_.reserve(nets.size());
     for (const Net& net : nets) {
@@ -288,8 +304,8 @@ Status checkContracted(const Problem& problem) {
     }
     auto& of_class = g[v].backward ? backward_of_class : forward_of_class;
     if (!of_class.emplace(*g[v].colocation, v).second) {
-      return invalidInput("colocation class " + std::to_string(*g[v].colocation) +
-                          " has several " + (g[v].backward ? "backward" : "forward") +
+      return invalidInput("colocation class " + std::to_string(*g[v].colocation) + " has several " +
+                          (g[v].backward ? "backward" : "forward") +
                           " nodes; run the colocate pass before partitioning");
     }
   }
@@ -323,7 +339,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   std::vector<Vertex> forward = *forwardTopologicalOrder(g);
   const int n = static_cast<int>(forward.size());
   std::vector<int> unit_of(n_vertices, -1);
-  for (int i = 0; i < n; ++i) unit_of[forward[i]] = i;
+  for (int i = 0; i < n; ++i)
+    unit_of[forward[i]] = i;
   auto adjacency = [&](std::vector<std::vector<int>>& preds, std::vector<std::vector<int>>& succs) {
     preds.assign(n, {});
     succs.assign(n, {});
@@ -346,9 +363,11 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     // Re-index units along a DFS topological order and chain them.
     std::vector<int> order = dfsTopologicalOrder(preds, succs);
     std::vector<Vertex> reordered(n);
-    for (int i = 0; i < n; ++i) reordered[i] = forward[order[i]];
+    for (int i = 0; i < n; ++i)
+      reordered[i] = forward[order[i]];
     forward.swap(reordered);
-    for (int i = 0; i < n; ++i) unit_of[forward[i]] = i;
+    for (int i = 0; i < n; ++i)
+      unit_of[forward[i]] = i;
     adjacency(preds, succs);
     for (int i = 1; i < n; ++i) {
       if (std::find(preds[i].begin(), preds[i].end(), i - 1) == preds[i].end()) preds[i].push_back(i - 1);
@@ -385,7 +404,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     const Net& net = problem.nets[k];
     std::map<int, std::pair<int, bool>> per_unit;
     per_unit[owner[net.source]] = {1, true};
-    for (Vertex s : net.sinks) ++per_unit[owner[s]].first;
+    for (Vertex s : net.sinks)
+      ++per_unit[owner[s]].first;
     if (per_unit.size() < 2) continue;  // inside one unit: never cut
     for (const auto& [unit, touch] : per_unit) {
       touches[unit].push_back({static_cast<std::int32_t>(k), touch.first, touch.second});
@@ -406,7 +426,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   const int combos = (K + 1) * (L + 1);
   auto at = [&](int c, int a) { return c * (K + 1) + a; };
   std::vector<double> dp(static_cast<std::size_t>(ideals) * combos, kInfinity);
-  for (int i = 0; i < combos; ++i) dp[i] = 0;  // the empty ideal costs nothing
+  for (int i = 0; i < combos; ++i)
+    dp[i] = 0;  // the empty ideal costs nothing
 
   const double prune_above = options.upper_bound * (1 + 1e-9) + 1e-12;
   BlockWalker walker(units, touches, problem.nets, lattice, devices, prune_above);
@@ -451,8 +472,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     if (options.progress && (ideal & 63) == 0 &&
         Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
-      options.progress({"dp", ideal, ideals,
-                        std::to_string(result.stats.ideal_pairs) + " ideal pairs evaluated"});
+      options.progress(
+          {"dp", ideal, ideals, std::to_string(result.stats.ideal_pairs) + " ideal pairs evaluated"});
     }
   }
 
@@ -464,7 +485,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     result.message = "no contiguous split onto " + std::to_string(K) + " accelerator(s) of " +
                      std::to_string(static_cast<long long>(devices.memory)) + " bytes and " +
                      std::to_string(L) + " CPU(s) exists";
-    if (options.upper_bound < kInfinity) result.message += " within max-load " + std::to_string(options.upper_bound);
+    if (options.upper_bound < kInfinity)
+      result.message += " within max-load " + std::to_string(options.upper_bound);
     result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
   }

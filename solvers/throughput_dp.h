@@ -28,10 +28,10 @@
 namespace placer {
 
 struct DpOptions {
-  bool linearize = false;                  // DPL
-  std::int64_t max_ideals = 4'000'000;     // refuse beyond this (memory and time)
-  double upper_bound = kInfinity;          // a known achievable max-load, for pruning
-  ProgressFn progress;                     // called about twice a second on long solves
+  bool linearize = false;               // DPL
+  std::int64_t max_ideals = 4'000'000;  // refuse beyond this (memory and time)
+  double upper_bound = kInfinity;       // a known achievable max-load, for pruning
+  ProgressFn progress;                  // called about twice a second on long solves
 };
 
 // Checks the contracted-problem preconditions above; the message says which pass is missing.

@@ -20,7 +20,9 @@ inline std::filesystem::path workloadPath(const std::string& relative) {
   return dataPath("workloads/" + relative);
 }
 
-inline std::string cliPath() { return ONNX_PLACER_CLI; }
+inline std::string cliPath() {
+  return ONNX_PLACER_CLI;
+}
 
 inline Problem loadWorkload(const std::string& relative) {
   auto problem = readWorkload(workloadPath(relative));

@@ -97,7 +97,8 @@ int usageError(const std::string& message, const std::string& help_topic) {
 }
 
 // Parses "--name value", "--name=value" and flags against the command's option list.
-std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<OptionSpec>& specs, Args& args) {
+std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<OptionSpec>& specs,
+                                     Args& args) {
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-o") arg = "--output";
@@ -155,11 +156,15 @@ std::optional<double> parseNumber(const std::string& text) {
 
 int exitCodeFor(const Status& status) {
   switch (status.code()) {
-    case StatusCode::Ok: return kOk;
+    case StatusCode::Ok:
+      return kOk;
     case StatusCode::InvalidInput:
-    case StatusCode::IoError: return kBadInput;
-    case StatusCode::Infeasible: return kInfeasible;
-    default: return kFailure;
+    case StatusCode::IoError:
+      return kBadInput;
+    case StatusCode::Infeasible:
+      return kInfeasible;
+    default:
+      return kFailure;
   }
 }
 
@@ -222,10 +227,12 @@ int runPartition(const Args& args) {
   const std::string workload = args.positional.front();
   std::string algorithm = "dp";
   if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    if (!parseAlgorithm(it->second)) return usageError("--algorithm must be dp or dpl (got '" + it->second + "')", "partition");
+    if (!parseAlgorithm(it->second))
+      return usageError("--algorithm must be dp or dpl (got '" + it->second + "')", "partition");
     algorithm = it->second;
   }
-  std::string pipeline = args.values.count("pipeline") ? args.values.at("pipeline") : std::string(kDefaultPipeline);
+  std::string pipeline =
+      args.values.count("pipeline") ? args.values.at("pipeline") : std::string(kDefaultPipeline);
   if (auto pos = pipeline.find("partition=dp"); pos != std::string::npos && args.values.count("algorithm")) {
     std::size_t end = pipeline.find(',', pos);
     pipeline.replace(pos, (end == std::string::npos ? pipeline.size() : end) - pos, "partition=" + algorithm);
@@ -252,7 +259,9 @@ int runPartition(const Args& args) {
   overrides.applyTo(*problem);
 
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   if (!quiet) {
     ctx.solver.progress = [&](const ProgressEvent& e) {
       if (elapsed() < 1.0) return;
@@ -281,7 +290,8 @@ int runPartition(const Args& args) {
   }
   if (!quiet) {
     std::fprintf(stderr, "onnx-placer: max-load %.10g (%s, %s), %lld ideals, %.2f s\n", eval.max_load,
-                 algorithm.c_str(), toString(solve.status), static_cast<long long>(solve.stats.ideals), elapsed());
+                 algorithm.c_str(), toString(solve.status), static_cast<long long>(solve.stats.ideals),
+                 elapsed());
   }
   return kOk;
 }
@@ -305,8 +315,10 @@ int runEvaluate(const Args& args) {
   out["violations"] = violations;
   if (Status s = emit(args, out.dump(4) + "\n", {workload, split_path}); !s) return fail(s);
   if (!args.flags.count("quiet")) {
-    std::fprintf(stderr, "onnx-placer: max-load %.10g%s\n", eval.max_load, violations.empty() ? "" : " (invalid split)");
-    for (const std::string& v : violations) std::fprintf(stderr, "onnx-placer: violation: %s\n", v.c_str());
+    std::fprintf(stderr, "onnx-placer: max-load %.10g%s\n", eval.max_load,
+                 violations.empty() ? "" : " (invalid split)");
+    for (const std::string& v : violations)
+      std::fprintf(stderr, "onnx-placer: violation: %s\n", v.c_str());
   }
   return violations.empty() ? kOk : kInfeasible;
 }
@@ -319,10 +331,14 @@ int run(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
     std::string topic = argc > 2 ? argv[2] : "";
-    if (topic == "partition") std::cout << kPartitionHelp;
-    else if (topic == "evaluate") std::cout << kEvaluateHelp;
-    else if (topic.empty()) std::cout << kMainHelp;
-    else return usageError("no help for '" + topic + "'", "");
+    if (topic == "partition")
+      std::cout << kPartitionHelp;
+    else if (topic == "evaluate")
+      std::cout << kEvaluateHelp;
+    else if (topic.empty())
+      std::cout << kMainHelp;
+    else
+      return usageError("no help for '" + topic + "'", "");
     return kOk;
   }
   if (command == "--version") {
@@ -335,8 +351,11 @@ int run(int argc, char** argv) {
   std::vector<OptionSpec> specs = common;
   const char* help = nullptr;
   if (command == "partition") {
-    specs.insert(specs.end(), {{"algorithm", true}, {"pipeline", true}, {"max-ideals", true},
-                               {"verify-each", false}, {"log", false}});
+    specs.insert(specs.end(), {{"algorithm", true},
+                               {"pipeline", true},
+                               {"max-ideals", true},
+                               {"verify-each", false},
+                               {"log", false}});
     help = kPartitionHelp;
   } else if (command == "evaluate") {
     specs.push_back({"split", true});
@@ -357,4 +376,6 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace placer
 
-int main(int argc, char** argv) { return placer::run(argc, argv); }
+int main(int argc, char** argv) {
+  return placer::run(argc, argv);
+}

@@ -57,9 +57,8 @@ class CliTest : public ::testing::Test {
   void SetUp() override {
     static std::atomic<int> counter{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("onnx-placer-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-             info->name());
+    root_ = fs::temp_directory_path() / ("onnx-placer-cli-test-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(counter++) + "-" + info->name());
     fs::remove_all(root_);
     work_ = root_ / "work";
     fs::create_directories(work_);
@@ -78,7 +77,8 @@ class CliTest : public ::testing::Test {
     std::vector<std::string> storage{cliPath()};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
+    for (std::string& s : storage)
+      argv.push_back(s.data());
     argv.push_back(nullptr);
 
     posix_spawn_file_actions_t actions;
@@ -101,8 +101,10 @@ class CliTest : public ::testing::Test {
         return result;
       }
     }
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.exit_code = -1000 - WTERMSIG(status);
+    if (WIFEXITED(status))
+      result.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      result.exit_code = -1000 - WTERMSIG(status);
     result.out = slurp(out_path);
     result.err = slurp(err_path);
     return result;
@@ -118,7 +120,8 @@ class CliTest : public ::testing::Test {
   // The names of the files in work/.
   std::set<std::string> workFiles() const {
     std::set<std::string> names;
-    for (const auto& entry : fs::directory_iterator(work_)) names.insert(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(work_))
+      names.insert(entry.path().filename().string());
     return names;
   }
 
@@ -142,7 +145,8 @@ std::string edge(int from, int to, double cost = 1) {
 
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ",\n    " : "") + items[i];
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i ? ",\n    " : "") + items[i];
   return out;
 }
 
@@ -150,8 +154,8 @@ std::string workload(const std::vector<std::string>& nodes, const std::vector<st
                      double memory = 100, int accelerators = 2, int cpus = 1) {
   std::ostringstream s;
   s << "{\n  \"maxSizePerFPGA\": " << memory << ",\n  \"maxFPGAs\": " << accelerators
-    << ",\n  \"maxCPUs\": " << cpus << ",\n  \"nodes\": [\n    " << joined(nodes) << "\n  ],\n  \"edges\": [\n    "
-    << joined(edges) << "\n  ]\n}\n";
+    << ",\n  \"maxCPUs\": " << cpus << ",\n  \"nodes\": [\n    " << joined(nodes)
+    << "\n  ],\n  \"edges\": [\n    " << joined(edges) << "\n  ]\n}\n";
   return s.str();
 }
 
@@ -179,14 +183,13 @@ const std::string kBert = "throughput-inputs/LayerGraphs/bert24_inference.json";
 const std::string kBertExpert = "human-experts/bert24_inference_expert.json";
 
 // Asserts the exit code and that standard error contains every one of `parts`.
-#define EXPECT_RUN(result, code, ...)                                                          \
-  do {                                                                                         \
-    const RunResult& r_ = (result);                                                            \
-    EXPECT_EQ(r_.exit_code, code) << "stderr: " << r_.err << "\nstdout: " << r_.out;           \
-    for (const std::string& part_ : std::initializer_list<std::string>{__VA_ARGS__}) {         \
-      EXPECT_TRUE(r_.err.find(part_) != std::string::npos)                                    \
-          << "stderr lacks '" << part_ << "':\n" << r_.err;                                    \
-    }                                                                                          \
+#define EXPECT_RUN(result, code, ...)                                                                        \
+  do {                                                                                                       \
+    const RunResult& r_ = (result);                                                                          \
+    EXPECT_EQ(r_.exit_code, code) << "stderr: " << r_.err << "\nstdout: " << r_.out;                         \
+    for (const std::string& part_ : std::initializer_list<std::string>{__VA_ARGS__}) {                       \
+      EXPECT_TRUE(r_.err.find(part_) != std::string::npos) << "stderr lacks '" << part_ << "':\n" << r_.err; \
+    }                                                                                                        \
   } while (0)
 
 // ---- 1. malformed JSON -------------------------------------------------------------------------
@@ -222,13 +225,14 @@ TEST_F(CliTest, WorkloadMustBeAnObject) {
 }
 
 TEST_F(CliTest, MissingNodesField) {
-  const std::string path = write("no-nodes.json", R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1, "edges": []})");
+  const std::string path =
+      write("no-nodes.json", R"({"maxSizePerFPGA": 100, "maxFPGAs": 1, "maxCPUs": 1, "edges": []})");
   EXPECT_RUN(run({"partition", path}), 1, path, "\"nodes\"", "missing");
 }
 
 TEST_F(CliTest, MissingRequiredNodeFieldNamesNodeAndField) {
-  const std::string path = write("no-cpu-latency.json",
-                                 workload({node(1), R"({"id": 7, "fpgaLatency": 1, "size": 1})"}, {edge(1, 7)}));
+  const std::string path = write(
+      "no-cpu-latency.json", workload({node(1), R"({"id": 7, "fpgaLatency": 1, "size": 1})"}, {edge(1, 7)}));
   EXPECT_RUN(run({"partition", path}), 1, path, "node 7", "nodes[1]", "\"cpuLatency\"", "missing");
 }
 
@@ -255,7 +259,8 @@ TEST_F(CliTest, CycleIsReportedWithItsNodes) {
 // ---- 4. dangling edges ----------------------------------------------------------------------------
 
 TEST_F(CliTest, EdgeToMissingNodeNamesEdgeAndId) {
-  const std::string path = write("dangling.json", workload({node(1), node(2), node(3)}, {edge(1, 2), edge(2, 42)}));
+  const std::string path =
+      write("dangling.json", workload({node(1), node(2), node(3)}, {edge(1, 2), edge(2, 42)}));
   EXPECT_RUN(run({"partition", path}), 1, path, "edges[1]", "42", "destId");
 }
 
@@ -267,7 +272,8 @@ TEST_F(CliTest, EdgeFromMissingNodeNamesEdgeAndId) {
 // ---- 5. negative values ---------------------------------------------------------------------------
 
 TEST_F(CliTest, NegativeEdgeCost) {
-  const std::string path = write("neg-cost.json", workload({node(1), node(2), node(3)}, {edge(1, 2), edge(2, 3, -1)}));
+  const std::string path =
+      write("neg-cost.json", workload({node(1), node(2), node(3)}, {edge(1, 2), edge(2, 3, -1)}));
   EXPECT_RUN(run({"partition", path}), 1, path, "edges[1]", "\"cost\"", "negative");
 }
 
@@ -289,7 +295,8 @@ TEST_F(CliTest, NegativeMemory) {
 // ---- 6. graph structure -----------------------------------------------------------------------------
 
 TEST_F(CliTest, DuplicateNodeId) {
-  const std::string path = write("duplicate.json", workload({node(1), node(2), node(3), node(2)}, {edge(1, 2)}));
+  const std::string path =
+      write("duplicate.json", workload({node(1), node(2), node(3), node(2)}, {edge(1, 2)}));
   EXPECT_RUN(run({"partition", path}), 1, path, "duplicate", "node 2", "nodes[3]");
 }
 
@@ -300,25 +307,25 @@ TEST_F(CliTest, SelfLoop) {
 
 TEST_F(CliTest, BackwardNodeFeedingForwardNode) {
   const std::string path = write(
-      "backward.json", workload({node(1), node(2, 1, 1, 1, R"(, "isBackwardNode": 1)"), node(3)},
-                                {edge(1, 2), edge(2, 3)}));
+      "backward.json",
+      workload({node(1), node(2, 1, 1, 1, R"(, "isBackwardNode": 1)"), node(3)}, {edge(1, 2), edge(2, 3)}));
   EXPECT_RUN(run({"partition", path}), 1, path, "edges[1]", "backward node 2", "forward node 3");
 }
 
 // ---- 7. infeasible instances --------------------------------------------------------------------------
 
 TEST_F(CliTest, NodeLargerThanMemoryWithoutCpus) {
-  const std::string path =
-      write("too-big.json", workload({node(1), node(9, 1, 1, 500), node(3)}, {edge(1, 9), edge(9, 3)}, 100, 2, 0));
+  const std::string path = write(
+      "too-big.json", workload({node(1), node(9, 1, 1, 500), node(3)}, {edge(1, 9), edge(9, 3)}, 100, 2, 0));
   RunResult r = run({"partition", path});
   EXPECT_RUN(r, 3, "infeasible", "node 9", "500", "100");
   EXPECT_TRUE(r.out.empty());
 }
 
 TEST_F(CliTest, UnsupportedNodeWithoutCpus) {
-  const std::string path = write(
-      "unsupported.json",
-      workload({node(1), node(9, 1, 1, 1, R"(, "supportedOnFpga": 0)")}, {edge(1, 9)}, 100, 2, 0));
+  const std::string path =
+      write("unsupported.json",
+            workload({node(1), node(9, 1, 1, 1, R"(, "supportedOnFpga": 0)")}, {edge(1, 9)}, 100, 2, 0));
   EXPECT_RUN(run({"partition", path}), 3, "infeasible", "node 9", "not supported");
 }
 
@@ -454,11 +461,13 @@ TEST_F(CliTest, PartitionBert24) {
   for (const char* kind : {"fpgas", "cpus"}) {
     for (const json& device : out[kind]) {
       largest = std::max(largest, device.value("load", 0.0));
-      for (const json& id : device["nodes"]) placed.insert(id.get<int>());
+      for (const json& id : device["nodes"])
+        placed.insert(id.get<int>());
     }
   }
   std::multiset<int> ids;
-  for (const json& n : workload_json["nodes"]) ids.insert(n["id"].get<int>());
+  for (const json& n : workload_json["nodes"])
+    ids.insert(n["id"].get<int>());
   EXPECT_EQ(placed, ids);
   EXPECT_NEAR(largest, max_load, 1e-9 * expected);
 }
@@ -507,7 +516,8 @@ std::string evaluateWorkload() {
 
 TEST_F(CliTest, EvaluateValidSplit) {
   const std::string path = write("w.json", evaluateWorkload());
-  const std::string split = write("split.json", R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": [3]}], "cpus": []})");
+  const std::string split =
+      write("split.json", R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": [3]}], "cpus": []})");
   RunResult r = run({"evaluate", path, "--split", split});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json out = parseOutput(r.out);
@@ -530,7 +540,8 @@ TEST_F(CliTest, EvaluateSplitListingNodeTwice) {
 
 TEST_F(CliTest, EvaluateSplitWithTooManyAccelerators) {
   const std::string path = write("w.json", evaluateWorkload());
-  const std::string split = write("split.json", R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": []}, {"nodes": [3]}]})");
+  const std::string split =
+      write("split.json", R"({"fpgas": [{"nodes": [1, 2]}, {"nodes": []}, {"nodes": [3]}]})");
   EXPECT_RUN(run({"evaluate", path, "--split", split}), 1, split, "fpgas[2]", "2");
   // The same split is fine with a third accelerator.
   EXPECT_RUN(run({"evaluate", path, "--split", split, "--accelerators", "3", "-q"}), 0);
@@ -538,7 +549,8 @@ TEST_F(CliTest, EvaluateSplitWithTooManyAccelerators) {
 
 TEST_F(CliTest, EvaluateSplitSeparatingColocatedNodes) {
   const std::string path = write("w.json", evaluateWorkload());
-  const std::string split = write("split.json", R"({"fpgas": [{"nodes": [1]}, {"nodes": [2]}], "cpus": [{"nodes": [3]}]})");
+  const std::string split =
+      write("split.json", R"({"fpgas": [{"nodes": [1]}, {"nodes": [2]}], "cpus": [{"nodes": [3]}]})");
   RunResult r = run({"evaluate", path, "--split", split});
   EXPECT_RUN(r, 3, "violation", "node 2", "node 1");
   json out = parseOutput(r.out);
@@ -564,7 +576,8 @@ TEST_F(CliTest, EvaluateSplitExceedingMemory) {
 }
 
 TEST_F(CliTest, EvaluateHumanExpertSplit) {
-  RunResult r = run({"evaluate", workloadPath(kBert).string(), "--split", workloadPath(kBertExpert).string()});
+  RunResult r =
+      run({"evaluate", workloadPath(kBert).string(), "--split", workloadPath(kBertExpert).string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json out = parseOutput(r.out);
   EXPECT_EQ(out.value("valid", false), true);
@@ -576,12 +589,12 @@ TEST_F(CliTest, EvaluateHumanExpertSplit) {
 // ---- 12. help and version ------------------------------------------------------------------------------
 
 TEST_F(CliTest, HelpAndVersion) {
-  const std::vector<std::string> partition_options{"--algorithm", "dp|dpl", "--overlap", "none|max|duplex",
-                                                   "--accelerators", "--cpus", "--memory", "-o", "--output",
-                                                   "--pipeline", "--max-ideals", "--verify-each", "--log",
-                                                   "-q", "--quiet"};
-  const std::vector<std::string> evaluate_options{"--split", "--overlap", "--accelerators", "--cpus", "--memory",
-                                                  "-o", "--output", "-q", "--quiet"};
+  const std::vector<std::string> partition_options{
+      "--algorithm", "dp|dpl", "--overlap", "none|max|duplex", "--accelerators", "--cpus",
+      "--memory",    "-o",     "--output",  "--pipeline",      "--max-ideals",   "--verify-each",
+      "--log",       "-q",     "--quiet"};
+  const std::vector<std::string> evaluate_options{
+      "--split", "--overlap", "--accelerators", "--cpus", "--memory", "-o", "--output", "-q", "--quiet"};
   const std::vector<std::string> main_topics{"partition", "evaluate", "help", "--version", "Exit status"};
   struct Case {
     std::vector<std::string> args;
@@ -623,15 +636,16 @@ TEST_F(CliTest, SplitNodeIdBeyondIntIsRejected) {
 
 // FieldReader::integer accepts booleans for every integer field, so "id": true is node 1.
 TEST_F(CliTest, BooleanNodeIdIsRejected) {
-  const std::string path = write("bool-id.json", workload({R"({"id": true, "cpuLatency": 1, "fpgaLatency": 1})"}, {}));
+  const std::string path =
+      write("bool-id.json", workload({R"({"id": true, "cpuLatency": 1, "fpgaLatency": 1})"}, {}));
   EXPECT_RUN(run({"partition", path}), 1, path, "\"id\"", "integer");
 }
 
 // "maxFPGAs": 1e20 is cast to long long out of range (undefined behaviour); the message says
 // "must be non-negative" instead of naming the 4096 limit.
 TEST_F(CliTest, HugeDeviceCountNamesTheLimit) {
-  const std::string path = write("huge.json",
-                                 R"({"maxSizePerFPGA": 100, "maxFPGAs": 1e20, "maxCPUs": 1, "nodes": [], "edges": []})");
+  const std::string path = write(
+      "huge.json", R"({"maxSizePerFPGA": 100, "maxFPGAs": 1e20, "maxCPUs": 1, "nodes": [], "edges": []})");
   EXPECT_RUN(run({"partition", path}), 1, path, "maxFPGAs", "4096");
 }
 

@@ -47,12 +47,14 @@ TEST(PassManager, LogsEveryPassAndVerifiesEach) {
 }
 
 TEST(PassManager, PipelinesMustPartitionAndExpand) {
-  auto no_partition = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/bert24_inference.json"), "subdivide,scc");
+  auto no_partition =
+      runPipeline(loadWorkload("throughput-inputs/LayerGraphs/bert24_inference.json"), "subdivide,scc");
   EXPECT_FALSE(no_partition.hasValue());
   auto no_expand = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/bert24_training.json"),
                                "subdivide,colocate,orphans,scc,partition=dp");
   EXPECT_FALSE(no_expand.hasValue());
-  auto expand_first = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/bert24_inference.json"), "expand");
+  auto expand_first =
+      runPipeline(loadWorkload("throughput-inputs/LayerGraphs/bert24_inference.json"), "expand");
   ASSERT_FALSE(expand_first.hasValue());
   EXPECT_NE(expand_first.status().message().find("no partition pass"), std::string::npos);
 }

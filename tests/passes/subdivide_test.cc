@@ -18,8 +18,10 @@ TEST(Subdivide, NodesWithDifferingCostsGetOneNodePerTransfer) {
   ASSERT_EQ(boost::num_vertices(p.graph), 6u);
   // Every node now has at most one outgoing net, and out_cost is its cost.
   std::vector<int> nets_of(6, 0);
-  for (const Net& net : p.nets) ++nets_of[net.source];
-  for (int n : nets_of) EXPECT_LE(n, 1);
+  for (const Net& net : p.nets)
+    ++nets_of[net.source];
+  for (int n : nets_of)
+    EXPECT_LE(n, 1);
   EXPECT_DOUBLE_EQ(p.graph[v1].out_cost, 2);
   for (Vertex x = 4; x < 6; ++x) {
     EXPECT_TRUE(p.graph[x].artificial);
@@ -44,7 +46,8 @@ TEST(Subdivide, LoadsOfEveryPlacementAreUnchanged) {
     std::vector<int> dev_after = dev;
     dev_after.resize(n, dev[u]);  // subdivision nodes sit with u (they are colocated with it)
     Evaluation e1 = evaluateThroughput(before, dev), e2 = evaluateThroughput(after, dev_after);
-    for (int d = 0; d < 4; ++d) EXPECT_DOUBLE_EQ(e1.devices[d].load, e2.devices[d].load) << code;
+    for (int d = 0; d < 4; ++d)
+      EXPECT_DOUBLE_EQ(e1.devices[d].load, e2.devices[d].load) << code;
   }
 }
 

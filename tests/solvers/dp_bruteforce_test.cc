@@ -71,7 +71,8 @@ struct Instance {
       out << "\n";
     }
     out << "edges:";
-    for (const EdgeSpec& e : edges) out << " " << e.from << "->" << e.to << "(" << e.cost << ")";
+    for (const EdgeSpec& e : edges)
+      out << " " << e.from << "->" << e.to << "(" << e.cost << ")";
     out << "\n";
     return out.str();
   }
@@ -85,13 +86,15 @@ Problem buildProblem(const Instance& inst) {
     if (s.cls) b.colocate(id, *s.cls);
     if (s.backward) b.backward(id);
   }
-  for (const EdgeSpec& e : inst.edges) b.edge(e.from, e.to, e.cost);
+  for (const EdgeSpec& e : inst.edges)
+    b.edge(e.from, e.to, e.cost);
   return b.build();
 }
 
 std::string placementString(const std::vector<int>& device_of) {
   std::string s = "[";
-  for (std::size_t v = 0; v < device_of.size(); ++v) s += (v ? " " : "") + std::to_string(device_of[v]);
+  for (std::size_t v = 0; v < device_of.size(); ++v)
+    s += (v ? " " : "") + std::to_string(device_of[v]);
   return s + "]";
 }
 
@@ -135,7 +138,8 @@ class BruteForce {
         }
         transfers_.push_back(std::move(t));
       } else {
-        for (const EdgeSpec* e : outs) transfers_.push_back(Transfer{u, {e->to}, e->cost});
+        for (const EdgeSpec* e : outs)
+          transfers_.push_back(Transfer{u, {e->to}, e->cost});
       }
     }
     // Colocation: every node of a class must sit with the class's first node.
@@ -149,7 +153,8 @@ class BruteForce {
       }
     }
     for (const EdgeSpec& e : inst.edges) {
-      if (!inst.nodes[e.from].backward && !inst.nodes[e.to].backward) forward_edges_.emplace_back(e.from, e.to);
+      if (!inst.nodes[e.from].backward && !inst.nodes[e.to].backward)
+        forward_edges_.emplace_back(e.from, e.to);
     }
     // What is enumerated: every node, or (training) the forward nodes, backward nodes following the
     // first forward node of their class.
@@ -230,7 +235,8 @@ class BruteForce {
       }
     }
     double worst = 0;
-    for (int d = 0; d < devices_; ++d) worst = std::max(worst, load[d]);
+    for (int d = 0; d < devices_; ++d)
+      worst = std::max(worst, load[d]);
     return worst;
   }
 
@@ -238,12 +244,14 @@ class BruteForce {
     Result result;
     const std::size_t f = free_.size();
     std::int64_t total = 1;
-    for (std::size_t i = 0; i < f; ++i) total *= devices_;
+    for (std::size_t i = 0; i < f; ++i)
+      total *= devices_;
     const std::int64_t stride = std::max<std::int64_t>(1, total / static_cast<std::int64_t>(wanted_samples));
     std::vector<int> choice(f, 0);
     std::vector<int> dev(n_, 0);
     for (std::int64_t index = 0; index < total; ++index) {
-      for (std::size_t i = 0; i < f; ++i) dev[free_[i]] = choice[i];
+      for (std::size_t i = 0; i < f; ++i)
+        dev[free_[i]] = choice[i];
       for (int v = 0; v < n_; ++v) {
         if (follow_[v] >= 0) dev[v] = dev[follow_[v]];
       }
@@ -303,7 +311,8 @@ struct Draw {
 // A random DAG on n nodes whose topological order is a random permutation of the ids.
 std::vector<std::pair<int, int>> randomDagEdges(Draw& draw, int n, std::vector<int>& order) {
   order.resize(n);
-  for (int i = 0; i < n; ++i) order[i] = i;
+  for (int i = 0; i < n; ++i)
+    order[i] = i;
   std::shuffle(order.begin(), order.end(), draw.rng);
   const double density = std::array<double, 4>{0.15, 0.3, 0.45, 0.7}[draw.integer(0, 3)];
   std::vector<std::pair<int, int>> edges;
@@ -349,7 +358,8 @@ void randomNode(Draw& draw, NodeSpec& s, bool with_memory, double unsupported_p,
 }
 
 // Outgoing edge costs: mostly one cost per node, sometimes a different cost per edge (subdivide).
-void randomCosts(Draw& draw, int n, const std::vector<std::pair<int, int>>& edges, std::vector<EdgeSpec>& out) {
+void randomCosts(Draw& draw, int n, const std::vector<std::pair<int, int>>& edges,
+                 std::vector<EdgeSpec>& out) {
   std::vector<double> uniform_cost(n);
   std::vector<bool> differing(n);
   for (int u = 0; u < n; ++u) {
@@ -370,7 +380,8 @@ Instance randomPlainInstance(std::uint32_t seed) {
   inst.nodes.resize(n);
   const bool with_memory = draw.chance(0.7);
   const double unsupported_p = draw.chance(0.5) ? 0.15 : 0;
-  for (NodeSpec& s : inst.nodes) randomNode(draw, s, with_memory, unsupported_p, 1);
+  for (NodeSpec& s : inst.nodes)
+    randomNode(draw, s, with_memory, unsupported_p, 1);
   const int classes = draw.integer(0, 3);
   if (classes > 0) {
     for (NodeSpec& s : inst.nodes) {
@@ -415,7 +426,8 @@ Instance randomTrainingInstance(std::uint32_t seed) {
     }
     NodeSpec b;
     randomNode(draw, b, with_memory, unsupported_p / 2, 2);
-    if (inst.nodes[v].p_acc == 0 && inst.nodes[v].p_cpu == 0 && draw.chance(0.6)) b = NodeSpec{};  // free pair
+    if (inst.nodes[v].p_acc == 0 && inst.nodes[v].p_cpu == 0 && draw.chance(0.6))
+      b = NodeSpec{};  // free pair
     b.cls = inst.nodes[v].cls;
     b.backward = true;
     mirror[v] = static_cast<int>(inst.nodes.size());
@@ -447,9 +459,9 @@ struct Coverage {
   int feasible = 0;
   int infeasible = 0;
   int with_cpu = 0;
-  int subdivided = 0;   // the subdivide pass added nodes
-  int folded = 0;       // fold-leaves removed nodes
-  int contracted = 0;   // colocate or scc merged nodes
+  int subdivided = 0;  // the subdivide pass added nodes
+  int folded = 0;      // fold-leaves removed nodes
+  int contracted = 0;  // colocate or scc merged nodes
   int dpl_suboptimal = 0;
   std::int64_t placements = 0;
 };
@@ -477,12 +489,14 @@ void checkPlacement(const Instance& inst, const BruteForce& brute, const Problem
   for (int v = 0; v < inst.size(); ++v) {
     const int d = p.device_of[v];
     if (d < inst.devices.accelerators) {
-      EXPECT_FALSE(std::isinf(inst.nodes[v].p_acc)) << where << ": unsupported node " << v << " on accelerator " << d;
+      EXPECT_FALSE(std::isinf(inst.nodes[v].p_acc))
+          << where << ": unsupported node " << v << " on accelerator " << d;
       memory[d] += inst.nodes[v].memory;
     }
     for (int w = 0; w < v; ++w) {
       if (inst.nodes[v].cls && inst.nodes[v].cls == inst.nodes[w].cls) {
-        EXPECT_EQ(p.device_of[v], p.device_of[w]) << where << ": colocated nodes " << w << " and " << v << " split";
+        EXPECT_EQ(p.device_of[v], p.device_of[w])
+            << where << ": colocated nodes " << w << " and " << v << " split";
       }
     }
   }
@@ -492,7 +506,8 @@ void checkPlacement(const Instance& inst, const BruteForce& brute, const Problem
   EXPECT_TRUE(brute.valid(p.device_of)) << where << " is not valid for the brute force (contiguity?)";
   const double own = brute.load(p.device_of);
   EXPECT_TRUE(near(own, solve.value)) << where << ": claims " << solve.value << ", brute-force load " << own;
-  EXPECT_TRUE(near(p.value, solve.value)) << where << ": placement.value " << p.value << " vs " << solve.value;
+  EXPECT_TRUE(near(p.value, solve.value))
+      << where << ": placement.value " << p.value << " vs " << solve.value;
   const double library = evaluateThroughput(problem, p.device_of).max_load;
   EXPECT_TRUE(near(library, own)) << where << ": evaluateThroughput " << library << ", brute-force " << own;
   Status verified = verify(problem, p);
@@ -515,9 +530,9 @@ void checkInstance(const Instance& inst, const std::string& tag, Coverage& cover
   for (const std::vector<int>& dev : expected.samples) {
     const bool ok = brute.valid(dev);
     auto violations = splitViolations(problem, dev);
-    EXPECT_EQ(ok, violations.empty()) << "placement " << placementString(dev) << ": brute force says "
-                                      << (ok ? "valid" : "invalid") << ", splitViolations "
-                                      << (violations.empty() ? "none" : violations.front());
+    EXPECT_EQ(ok, violations.empty())
+        << "placement " << placementString(dev) << ": brute force says " << (ok ? "valid" : "invalid")
+        << ", splitViolations " << (violations.empty() ? "none" : violations.front());
     if (ok) {
       EXPECT_TRUE(near(brute.load(dev), evaluateThroughput(problem, dev).max_load))
           << "placement " << placementString(dev) << ": brute-force load " << brute.load(dev)
@@ -533,18 +548,20 @@ void checkInstance(const Instance& inst, const std::string& tag, Coverage& cover
   if (!expected.feasible) {
     ++coverage.infeasible;
     ASSERT_FALSE(outcome.hasValue()) << "no valid placement among " << expected.enumerated
-                                     << ", but the DP returned " << placementString(outcome->solve.placement.device_of)
+                                     << ", but the DP returned "
+                                     << placementString(outcome->solve.placement.device_of)
                                      << " with max-load " << outcome->solve.value;
     EXPECT_EQ(outcome.status().code(), StatusCode::Infeasible) << outcome.status().message();
   } else {
     ++coverage.feasible;
     ASSERT_TRUE(outcome.hasValue()) << "brute force finds max-load " << expected.best << " with "
-                                    << placementString(expected.argmin) << ", the pipeline fails: "
-                                    << outcome.status().message();
+                                    << placementString(expected.argmin)
+                                    << ", the pipeline fails: " << outcome.status().message();
     EXPECT_EQ(outcome->solve.status, SolveStatus::Optimal);
     EXPECT_TRUE(near(outcome->solve.value, expected.best))
-        << "DP max-load " << outcome->solve.value << " with " << placementString(outcome->solve.placement.device_of)
-        << ", brute force " << expected.best << " with " << placementString(expected.argmin);
+        << "DP max-load " << outcome->solve.value << " with "
+        << placementString(outcome->solve.placement.device_of) << ", brute force " << expected.best
+        << " with " << placementString(expected.argmin);
     EXPECT_TRUE(near(outcome->solve.bound, expected.best))
         << "DP lower bound " << outcome->solve.bound << ", brute force " << expected.best;
     EXPECT_EQ(boost::num_vertices(outcome->problem.graph), static_cast<std::size_t>(inst.size()));
@@ -594,24 +611,28 @@ std::vector<std::uint32_t> runRandomCases(Generator generate, const char* genera
                   coverage);
     if (failureCount() != before) failing.push_back(seed);
   }
-  std::printf("%s: %d cases (%d feasible, %d infeasible, %d subdivided, %d folded, %d contracted, "
-              "%d where DPL is suboptimal), %lld placements enumerated, %zu failing\n",
-              kind, coverage.cases, coverage.feasible, coverage.infeasible, coverage.subdivided, coverage.folded,
-              coverage.contracted, coverage.dpl_suboptimal, static_cast<long long>(coverage.placements),
-              failing.size());
+  std::printf(
+      "%s: %d cases (%d feasible, %d infeasible, %d subdivided, %d folded, %d contracted, "
+      "%d where DPL is suboptimal), %lld placements enumerated, %zu failing\n",
+      kind, coverage.cases, coverage.feasible, coverage.infeasible, coverage.subdivided, coverage.folded,
+      coverage.contracted, coverage.dpl_suboptimal, static_cast<long long>(coverage.placements),
+      failing.size());
   return failing;
 }
 
 std::string seedList(const std::vector<std::uint32_t>& seeds) {
   std::string out;
-  for (std::uint32_t s : seeds) out += (out.empty() ? "" : ", ") + std::to_string(s);
+  for (std::uint32_t s : seeds)
+    out += (out.empty() ? "" : ", ") + std::to_string(s);
   return out;
 }
 
 TEST(DpBruteForce, RandomDagsMatchExhaustiveSearch) {
   Coverage coverage;
-  auto failing = runRandomCases(randomPlainInstance, "randomPlainInstance", "plain", kPlainSeed, kPlainCases, coverage);
-  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases << " at most): " << seedList(failing);
+  auto failing =
+      runRandomCases(randomPlainInstance, "randomPlainInstance", "plain", kPlainSeed, kPlainCases, coverage);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
   // The random instances must actually reach the situations they are meant to exercise.
   EXPECT_EQ(coverage.cases, kPlainCases);
   EXPECT_GE(coverage.infeasible, 100);
@@ -626,7 +647,8 @@ TEST(DpBruteForce, RandomTrainingGraphsMatchExhaustiveSearch) {
   Coverage coverage;
   auto failing = runRandomCases(randomTrainingInstance, "randomTrainingInstance", "training", kTrainingSeed,
                                 kTrainingCases, coverage);
-  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases << " at most): " << seedList(failing);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
   EXPECT_EQ(coverage.cases, kTrainingCases);
   EXPECT_GE(coverage.infeasible, 50);
   EXPECT_GE(coverage.feasible, 500);
@@ -771,8 +793,8 @@ TEST(DpBruteForce, TwoFreeLeavesWithMirrorsIntoMirrorlessNodeByHand) {
   Instance inst;
   inst.training = true;
   inst.devices = {1, 1e18, 0};
-  inst.nodes = {{0, 0, 0, 0, false}, {0, 0, 0, 1, false}, {1, 1, 0, 2, false},
-                {0, 0, 0, 0, true},  {0, 0, 0, 1, true}};
+  inst.nodes = {
+      {0, 0, 0, 0, false}, {0, 0, 0, 1, false}, {1, 1, 0, 2, false}, {0, 0, 0, 0, true}, {0, 0, 0, 1, true}};
   inst.edges = {{0, 2, 1.0}, {1, 2, 1.0}, {0, 3, 1.0}, {1, 4, 1.0}};
   auto outcome = runPipeline(buildProblem(inst), pipelineFor("dp"));
   ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
@@ -785,8 +807,8 @@ TEST(DpBruteForce, TwoFreeLeavesWithMirrorsIntoClasslessNodeByHand) {
   Instance inst;  // as above, but c has no colocation class at all
   inst.training = true;
   inst.devices = {1, 1e18, 0};
-  inst.nodes = {{0, 0, 0, 0, false}, {0, 0, 0, 1, false}, {1, 1, 0, {}, false},
-                {0, 0, 0, 0, true},  {0, 0, 0, 1, true}};
+  inst.nodes = {
+      {0, 0, 0, 0, false}, {0, 0, 0, 1, false}, {1, 1, 0, {}, false}, {0, 0, 0, 0, true}, {0, 0, 0, 1, true}};
   inst.edges = {{0, 2, 1.0}, {1, 2, 1.0}, {0, 3, 1.0}, {1, 4, 1.0}};
   Coverage coverage;
   checkInstance(inst, "hand-written free leaves with mirrors, classless keeper", coverage);

@@ -50,17 +50,20 @@ TEST(Evaluate, ViolationsAreNamed) {
   std::vector<std::string> v = splitViolations(g.build(), {0, 0, 0});
   ASSERT_EQ(v.size(), 2u);  // memory 16 > 10 and c unsupported; a and c together is fine
   std::string all;
-  for (const auto& s : v) all += s + "\n";
+  for (const auto& s : v)
+    all += s + "\n";
   EXPECT_NE(all.find("not supported"), std::string::npos) << all;
   EXPECT_NE(all.find("more than"), std::string::npos) << all;
   // a and c split, and the pipeline a(0) -> b(1) -> c(0) is cyclic.
   v = splitViolations(g.build(), {0, 1, 2});
   all.clear();
-  for (const auto& s : v) all += s + "\n";
+  for (const auto& s : v)
+    all += s + "\n";
   EXPECT_NE(all.find("separated"), std::string::npos) << all;
   v = splitViolations(g.build(), {0, 1, 0});
   all.clear();
-  for (const auto& s : v) all += s + "\n";
+  for (const auto& s : v)
+    all += s + "\n";
   EXPECT_NE(all.find("cycle"), std::string::npos) << all;
 }
 
@@ -85,16 +88,17 @@ TEST_P(ExpertSplit, EvaluatesToTable1) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table1, ExpertSplit,
-    ::testing::Values(Expert{"bert24_inference.json", "bert24_inference_expert.json", 20.084, 5e-4},
-                      Expert{"bert24_training.json", "bert24_training_expert.json", 49.4049, 5e-5},
-                      Expert{"gnmt_inference.json", "gnmt_inference_expert.json", 46.2085, 5e-5},
-                      Expert{"gnmt_training.json", "gnmt_training_expert.json", 137.154, 5e-4},
-                      Expert{"resnet50_inference.json", "resnet50_inference_expert.json", 43.9183, 5e-5},
-                      // Training workloads evaluated with the inference split: backward nodes
-                      // follow their forward colocation class.
-                      Expert{"resnet50_training.json", "resnet50_inference_expert.json", 112.108, 5e-4},
-                      Expert{"inceptionv3_inference.json", "inceptionv3_inference_expert.json", 102.482, 5e-4},
-                      Expert{"inceptionv3_training.json", "inceptionv3_inference_expert.json", 213.654, 5e-4}),
+    ::testing::Values(
+        Expert{"bert24_inference.json", "bert24_inference_expert.json", 20.084, 5e-4},
+        Expert{"bert24_training.json", "bert24_training_expert.json", 49.4049, 5e-5},
+        Expert{"gnmt_inference.json", "gnmt_inference_expert.json", 46.2085, 5e-5},
+        Expert{"gnmt_training.json", "gnmt_training_expert.json", 137.154, 5e-4},
+        Expert{"resnet50_inference.json", "resnet50_inference_expert.json", 43.9183, 5e-5},
+        // Training workloads evaluated with the inference split: backward nodes
+        // follow their forward colocation class.
+        Expert{"resnet50_training.json", "resnet50_inference_expert.json", 112.108, 5e-4},
+        Expert{"inceptionv3_inference.json", "inceptionv3_inference_expert.json", 102.482, 5e-4},
+        Expert{"inceptionv3_training.json", "inceptionv3_inference_expert.json", 213.654, 5e-4}),
     [](const auto& info) {
       std::string name = info.param.workload;
       return name.substr(0, name.find('.'));

@@ -15,11 +15,13 @@ namespace {
 struct Published {
   const char* workload;
   double optimum;
-  double tolerance;  // relative; 1e-6 where the reference's full digits are published
+  double tolerance;     // relative; 1e-6 where the reference's full digits are published
   std::int64_t ideals;  // Table 1
 };
 
-void PrintTo(const Published& p, std::ostream* os) { *os << p.workload; }
+void PrintTo(const Published& p, std::ostream* os) {
+  *os << p.workload;
+}
 
 class PublishedOptimum : public ::testing::TestWithParam<Published> {};
 
@@ -97,8 +99,8 @@ TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
   PassContext ctx;
   ctx.solver.max_ideals = 1000;
-  auto outcome = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"),
-                             pipelineFor("dp"), ctx);
+  auto outcome =
+      runPipeline(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"), pipelineFor("dp"), ctx);
   ASSERT_FALSE(outcome.hasValue());
   EXPECT_EQ(outcome.status().code(), StatusCode::Unsupported);
   EXPECT_NE(outcome.status().message().find("more than 1000 ideals"), std::string::npos);
