@@ -262,7 +262,8 @@ Expected<Problem> readWorkload(const std::filesystem::path& path) {
   return parseWorkload(*text, path.string());
 }
 
-json placementToJson(const Problem& problem, const Placement& placement, const Evaluation& evaluation) {
+nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& placement,
+                                       const Evaluation& evaluation) {
   const OpGraph& g = problem.graph;
   const DeviceSet& devices = problem.devices;
   std::vector<std::vector<int>> ids(devices.count());
@@ -270,13 +271,13 @@ json placementToJson(const Problem& problem, const Placement& placement, const E
     for (int id : g[v].members)
       ids[placement.device_of[v]].push_back(id);
   }
-  json out;
+  nlohmann::ordered_json out;
   out["maxLoad"] = evaluation.max_load;
-  out["fpgas"] = json::array();
-  out["cpus"] = json::array();
+  out["fpgas"] = nlohmann::ordered_json::array();
+  out["cpus"] = nlohmann::ordered_json::array();
   for (int d = 0; d < devices.count(); ++d) {
     std::sort(ids[d].begin(), ids[d].end());
-    json device{{"load", evaluation.devices[d].load}, {"nodes", ids[d]}};
+    nlohmann::ordered_json device{{"load", evaluation.devices[d].load}, {"nodes", ids[d]}};
     if (devices.isAccelerator(d)) {
       device["memory"] = evaluation.devices[d].memory;
       out["fpgas"].push_back(device);

@@ -26,8 +26,8 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
 Expected<Problem> readWorkload(const std::filesystem::path& path);
 
 // The placement in the reference tool's output format (devices with their loads and node ids).
-nlohmann::json placementToJson(const Problem& problem, const Placement& placement,
-                               const Evaluation& evaluation);
+nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& placement,
+                                       const Evaluation& evaluation);
 
 // Reads a split in the output format (loads ignored) and returns a device per vertex. Nodes the
 // split leaves out get the device of their colocation class, as for expert splits of training

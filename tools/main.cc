@@ -275,7 +275,7 @@ int runPartition(const Args& args) {
 
   const SolveResult& solve = outcome->solve;
   Evaluation eval = evaluateThroughput(outcome->problem, solve.placement.device_of);
-  nlohmann::json out = placementToJson(outcome->problem, solve.placement, eval);
+  nlohmann::ordered_json out = placementToJson(outcome->problem, solve.placement, eval);
   out["solver"] = {{"algorithm", algorithm},
                    {"status", toString(solve.status)},
                    {"ideals", solve.stats.ideals},
@@ -310,7 +310,7 @@ int runEvaluate(const Args& args) {
   Evaluation eval = evaluateThroughput(*problem, *device_of);
   std::vector<std::string> violations = splitViolations(*problem, *device_of);
   Placement placement{*device_of, std::vector<int>(device_of->size(), 0), eval.max_load};
-  nlohmann::json out = placementToJson(*problem, placement, eval);
+  nlohmann::ordered_json out = placementToJson(*problem, placement, eval);
   out["valid"] = violations.empty();
   out["violations"] = violations;
   if (Status s = emit(args, out.dump(4) + "\n", {workload, split_path}); !s) return fail(s);
