@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <utility>
 
 #include "solvers/evaluate.h"
@@ -288,6 +290,230 @@ std::vector<int> dfsTopologicalOrder(const std::vector<std::vector<int>>& preds,
   return order;
 }
 
+// The DP's view of a contracted problem: units (forward node + backward partner) indexed along a
+// topological order of the forward graph, their predecessors (with DPL's chain when linearised),
+// and how each unit touches each net.
+struct DpInstance {
+  std::vector<Unit> units;
+  std::vector<std::vector<int>> preds;
+  std::vector<std::vector<NetTouch>> touches;
+};
+
+DpInstance prepareInstance(const Problem& problem, bool linearize) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n_vertices = boost::num_vertices(g);
+  std::vector<Vertex> forward = *forwardTopologicalOrder(g);
+  const int n = static_cast<int>(forward.size());
+  std::vector<int> unit_of(n_vertices, -1);
+  auto index_units = [&] {
+    for (int i = 0; i < n; ++i)
+      unit_of[forward[i]] = i;
+  };
+  std::vector<std::vector<int>> preds, succs;
+  auto adjacency = [&] {
+    preds.assign(n, {});
+    succs.assign(n, {});
+    for (auto [it, end] = boost::edges(g); it != end; ++it) {
+      int a = unit_of[boost::source(*it, g)], b = unit_of[boost::target(*it, g)];
+      if (a < 0 || b < 0) continue;
+      preds[b].push_back(a);
+      succs[a].push_back(b);
+    }
+    for (auto* lists : {&preds, &succs}) {
+      for (auto& l : *lists) {
+        std::sort(l.begin(), l.end());
+        l.erase(std::unique(l.begin(), l.end()), l.end());
+      }
+    }
+  };
+  index_units();
+  adjacency();
+  if (linearize) {
+    // Re-index the units along a DFS topological order and chain consecutive ones.
+    std::vector<int> order = dfsTopologicalOrder(preds, succs);
+    std::vector<Vertex> reordered(n);
+    for (int i = 0; i < n; ++i)
+      reordered[i] = forward[order[i]];
+    forward.swap(reordered);
+    index_units();
+    adjacency();
+    for (int i = 1; i < n; ++i) {
+      if (std::find(preds[i].begin(), preds[i].end(), i - 1) == preds[i].end()) preds[i].push_back(i - 1);
+    }
+  }
+
+  DpInstance instance;
+  instance.preds = std::move(preds);
+  instance.units.resize(n);
+  std::map<int, Vertex> backward_of_class;
+  for (Vertex v = 0; v < n_vertices; ++v) {
+    if (g[v].backward) backward_of_class[*g[v].colocation] = v;
+  }
+  std::vector<int> owner(n_vertices, -1);  // unit holding each vertex
+  for (int i = 0; i < n; ++i) {
+    Unit& unit = instance.units[i];
+    unit.vertices.push_back(forward[i]);
+    if (const OpNode& f = g[forward[i]]; f.colocation) {
+      if (auto it = backward_of_class.find(*f.colocation); it != backward_of_class.end()) {
+        unit.vertices.push_back(it->second);
+      }
+    }
+    for (Vertex v : unit.vertices) {
+      owner[v] = i;
+      if (g[v].supportedOnAccelerator()) {
+        unit.p_acc += g[v].p_acc;
+      } else {
+        unit.unsupported = true;
+      }
+      unit.p_cpu += g[v].p_cpu;
+      unit.memory += g[v].memory;
+    }
+  }
+  instance.touches.resize(n);
+  for (std::size_t k = 0; k < problem.nets.size(); ++k) {
+    const Net& net = problem.nets[k];
+    std::map<int, std::pair<int, bool>> per_unit;
+    per_unit[owner[net.source]] = {1, true};
+    for (Vertex s : net.sinks)
+      ++per_unit[owner[s]].first;
+    if (per_unit.size() < 2) continue;  // inside one unit: never cut
+    for (const auto& [unit, touch] : per_unit) {
+      instance.touches[unit].push_back({static_cast<std::int32_t>(k), touch.first, touch.second});
+    }
+  }
+  return instance;
+}
+
+// A block of an optimal split: the units one device holds.
+struct Block {
+  std::vector<int> units;
+  bool accelerator = false;
+};
+
+// The table dp[I][c][a]: the best max-load for placing ideal I on c CPUs and a accelerators.
+class DpTable {
+ public:
+  DpTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice, double upper_bound)
+      : problem_(problem),
+        instance_(instance),
+        lattice_(lattice),
+        devices_(problem.devices),
+        accs_(devices_.accelerators),
+        cpus_(devices_.cpus),
+        combos_((accs_ + 1) * (cpus_ + 1)),
+        prune_above_(upper_bound * (1 + 1e-9) + 1e-12),
+        dp_(static_cast<std::size_t>(lattice.size()) * combos_, kInfinity) {
+    std::fill(dp_.begin(), dp_.begin() + combos_, 0.0);  // the empty ideal costs nothing
+  }
+
+  void fill(const ProgressFn& progress, SolveStats& stats) {
+    BlockWalker walker = makeWalker();
+    std::vector<double> best_acc(combos_), best_cpu(combos_);
+    auto last_report = Clock::now();
+    const std::int64_t ideals = lattice_.size();
+    for (std::int64_t ideal = 1; ideal < ideals; ++ideal) {
+      std::fill(best_acc.begin(), best_acc.end(), kInfinity);
+      std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
+      walker.walk(static_cast<std::int32_t>(ideal), [&](std::int32_t sub, const BlockState& s) {
+        ++stats.ideal_pairs;
+        const double* prev = row(sub);
+        if (const double acc = accCost(s); acc < kInfinity) {
+          for (int c = 0; c <= cpus_; ++c) {
+            for (int a = 1; a <= accs_; ++a) {
+              best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
+            }
+          }
+        }
+        for (int c = 1; c <= cpus_; ++c) {
+          for (int a = 0; a <= accs_; ++a) {
+            best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], s.p_cpu));
+          }
+        }
+      });
+      // Leaving a device unused is the same as solving with one device fewer.
+      double* cur = row(static_cast<std::int32_t>(ideal));
+      for (int c = 0; c <= cpus_; ++c) {
+        for (int a = 0; a <= accs_; ++a) {
+          double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
+          if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
+          if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
+          cur[at(c, a)] = v;
+        }
+      }
+      if (progress && (ideal & 63) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
+        last_report = Clock::now();
+        progress({"dp", ideal, ideals, std::to_string(stats.ideal_pairs) + " ideal pairs evaluated"});
+      }
+    }
+    stats.pruned = walker.pruned();
+  }
+
+  double optimum() const { return row(fullIdeal())[at(cpus_, accs_)]; }
+
+  // The blocks of an optimal split in pipeline order: walks the table back from the full ideal,
+  // re-running the same enumeration (same arithmetic, so bit-identical values) to find the block
+  // that achieved each entry. Empty if the table cannot be traced back (a bug).
+  std::optional<std::vector<Block>> traceBack() const {
+    std::vector<Block> blocks;
+    std::int32_t ideal = fullIdeal();
+    int c = cpus_, a = accs_;
+    while (ideal != 0) {
+      const double target = row(ideal)[at(c, a)];
+      if (a > 0 && row(ideal)[at(c, a - 1)] == target) {
+        --a;
+        continue;
+      }
+      if (c > 0 && row(ideal)[at(c - 1, a)] == target) {
+        --c;
+        continue;
+      }
+      std::int32_t chosen = -1;
+      Block block;
+      BlockWalker replay = makeWalker();
+      replay.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
+        if (chosen != -1) return;
+        const double* prev = row(sub);
+        if (a > 0 && std::max(prev[at(c, a - 1)], accCost(s)) == target) {
+          block.accelerator = true;
+        } else if (c > 0 && std::max(prev[at(c - 1, a)], s.p_cpu) == target) {
+          block.accelerator = false;
+        } else {
+          return;
+        }
+        chosen = sub;
+        block.units = replay.block();
+      });
+      if (chosen == -1) return std::nullopt;
+      (block.accelerator ? a : c) -= 1;
+      blocks.push_back(std::move(block));
+      ideal = chosen;
+    }
+    std::reverse(blocks.begin(), blocks.end());
+    return blocks;
+  }
+
+ private:
+  BlockWalker makeWalker() const {
+    return BlockWalker(instance_.units, instance_.touches, problem_.nets, lattice_, devices_, prune_above_);
+  }
+  std::int32_t fullIdeal() const { return static_cast<std::int32_t>(lattice_.size() - 1); }
+  int at(int c, int a) const { return c * (accs_ + 1) + a; }
+  const double* row(std::int32_t ideal) const { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
+  double* row(std::int32_t ideal) { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
+  double accCost(const BlockState& s) const {
+    if (accs_ == 0 || s.unsupported > 0 || s.memory > devices_.memory) return kInfinity;
+    return acceleratorLoad(problem_.objective.overlap, s.p_acc, s.comm_in, s.comm_out);
+  }
+
+  const Problem& problem_;
+  const DpInstance& instance_;
+  const IdealLattice& lattice_;
+  const DeviceSet& devices_;
+  const int accs_, cpus_, combos_;
+  const double prune_above_;
+  std::vector<double> dp_;
+};
+
 }  // namespace
 
 Status checkContracted(const Problem& problem) {
@@ -326,226 +552,45 @@ Status checkContracted(const Problem& problem) {
 SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) {
   const auto start = Clock::now();
   SolveResult result;
-  if (Status s = checkContracted(problem); !s) {
-    result.status = SolveStatus::Error;
-    result.message = s.message();
-    return result;
-  }
-  const OpGraph& g = problem.graph;
-  const DeviceSet& devices = problem.devices;
-  const std::size_t n_vertices = boost::num_vertices(g);
-
-  // Units in a topological order of the forward graph; unit index = position in that order.
-  std::vector<Vertex> forward = *forwardTopologicalOrder(g);
-  const int n = static_cast<int>(forward.size());
-  std::vector<int> unit_of(n_vertices, -1);
-  for (int i = 0; i < n; ++i)
-    unit_of[forward[i]] = i;
-  auto adjacency = [&](std::vector<std::vector<int>>& preds, std::vector<std::vector<int>>& succs) {
-    preds.assign(n, {});
-    succs.assign(n, {});
-    for (auto [it, end] = boost::edges(g); it != end; ++it) {
-      int a = unit_of[boost::source(*it, g)], b = unit_of[boost::target(*it, g)];
-      if (a < 0 || b < 0) continue;
-      preds[b].push_back(a);
-      succs[a].push_back(b);
-    }
-    for (auto* lists : {&preds, &succs}) {
-      for (auto& l : *lists) {
-        std::sort(l.begin(), l.end());
-        l.erase(std::unique(l.begin(), l.end()), l.end());
-      }
-    }
-  };
-  std::vector<std::vector<int>> preds, succs;
-  adjacency(preds, succs);
-  if (options.linearize) {
-    // Re-index units along a DFS topological order and chain them.
-    std::vector<int> order = dfsTopologicalOrder(preds, succs);
-    std::vector<Vertex> reordered(n);
-    for (int i = 0; i < n; ++i)
-      reordered[i] = forward[order[i]];
-    forward.swap(reordered);
-    for (int i = 0; i < n; ++i)
-      unit_of[forward[i]] = i;
-    adjacency(preds, succs);
-    for (int i = 1; i < n; ++i) {
-      if (std::find(preds[i].begin(), preds[i].end(), i - 1) == preds[i].end()) preds[i].push_back(i - 1);
-    }
-  }
-
-  std::vector<Unit> units(n);
-  std::map<int, Vertex> backward_of_class;
-  for (Vertex v = 0; v < n_vertices; ++v) {
-    if (g[v].backward) backward_of_class[*g[v].colocation] = v;
-  }
-  std::vector<int> owner(n_vertices, -1);  // unit holding each vertex
-  for (int i = 0; i < n; ++i) {
-    units[i].vertices.push_back(forward[i]);
-    const OpNode& f = g[forward[i]];
-    if (f.colocation) {
-      if (auto it = backward_of_class.find(*f.colocation); it != backward_of_class.end()) {
-        units[i].vertices.push_back(it->second);
-      }
-    }
-    for (Vertex v : units[i].vertices) {
-      owner[v] = i;
-      if (g[v].supportedOnAccelerator()) {
-        units[i].p_acc += g[v].p_acc;
-      } else {
-        units[i].unsupported = true;
-      }
-      units[i].p_cpu += g[v].p_cpu;
-      units[i].memory += g[v].memory;
-    }
-  }
-  std::vector<std::vector<NetTouch>> touches(n);
-  for (std::size_t k = 0; k < problem.nets.size(); ++k) {
-    const Net& net = problem.nets[k];
-    std::map<int, std::pair<int, bool>> per_unit;
-    per_unit[owner[net.source]] = {1, true};
-    for (Vertex s : net.sinks)
-      ++per_unit[owner[s]].first;
-    if (per_unit.size() < 2) continue;  // inside one unit: never cut
-    for (const auto& [unit, touch] : per_unit) {
-      touches[unit].push_back({static_cast<std::int32_t>(k), touch.first, touch.second});
-    }
-  }
-
-  IdealLattice lattice;
-  if (Status s = buildLattice(preds, options.max_ideals, options.progress, lattice); !s) {
-    result.status = SolveStatus::Error;
-    result.message = s.message();
-    return result;
-  }
-  const std::int64_t ideals = lattice.size();
-  result.stats.ideals = ideals;
-
-  // dp[(I * (cpus+1) + c) * (accs+1) + a]: best max-load placing ideal I on c CPUs and a accelerators.
-  const int K = devices.accelerators, L = devices.cpus;
-  const int combos = (K + 1) * (L + 1);
-  auto at = [&](int c, int a) { return c * (K + 1) + a; };
-  std::vector<double> dp(static_cast<std::size_t>(ideals) * combos, kInfinity);
-  for (int i = 0; i < combos; ++i)
-    dp[i] = 0;  // the empty ideal costs nothing
-
-  const double prune_above = options.upper_bound * (1 + 1e-9) + 1e-12;
-  BlockWalker walker(units, touches, problem.nets, lattice, devices, prune_above);
-  const Overlap overlap = problem.objective.overlap;
-  auto acc_cost = [&](const BlockState& s) {
-    if (s.unsupported > 0 || s.memory > devices.memory) return kInfinity;
-    return acceleratorLoad(overlap, s.p_acc, s.comm_in, s.comm_out);
-  };
-
-  std::vector<double> best_acc(combos), best_cpu(combos);
-  auto last_report = Clock::now();
-  for (std::int64_t ideal = 1; ideal < ideals; ++ideal) {
-    std::fill(best_acc.begin(), best_acc.end(), kInfinity);
-    std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
-    walker.walk(static_cast<std::int32_t>(ideal), [&](std::int32_t sub, const BlockState& s) {
-      ++result.stats.ideal_pairs;
-      const double* prev = &dp[static_cast<std::size_t>(sub) * combos];
-      const double acc = K > 0 ? acc_cost(s) : kInfinity;
-      if (acc < kInfinity) {
-        for (int c = 0; c <= L; ++c) {
-          for (int a = 1; a <= K; ++a) {
-            best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
-          }
-        }
-      }
-      const double cpu = s.p_cpu;
-      for (int c = 1; c <= L; ++c) {
-        for (int a = 0; a <= K; ++a) {
-          best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
-        }
-      }
-    });
-    double* cur = &dp[static_cast<std::size_t>(ideal) * combos];
-    for (int c = 0; c <= L; ++c) {
-      for (int a = 0; a <= K; ++a) {
-        double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
-        if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
-        if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
-        cur[at(c, a)] = v;
-      }
-    }
-    if (options.progress && (ideal & 63) == 0 &&
-        Clock::now() - last_report > std::chrono::milliseconds(500)) {
-      last_report = Clock::now();
-      options.progress(
-          {"dp", ideal, ideals, std::to_string(result.stats.ideal_pairs) + " ideal pairs evaluated"});
-    }
-  }
-
-  const std::int32_t full = static_cast<std::int32_t>(ideals - 1);
-  const double optimum = dp[static_cast<std::size_t>(full) * combos + at(L, K)];
-  result.stats.pruned = walker.pruned();
-  if (!(optimum < kInfinity)) {
-    result.status = SolveStatus::Infeasible;
-    result.message = "no contiguous split onto " + std::to_string(K) + " accelerator(s) of " +
-                     std::to_string(static_cast<long long>(devices.memory)) + " bytes and " +
-                     std::to_string(L) + " CPU(s) exists";
-    if (options.upper_bound < kInfinity)
-      result.message += " within max-load " + std::to_string(options.upper_bound);
+  auto finish = [&](SolveStatus status, std::string message = {}) {
+    result.status = status;
+    result.message = std::move(message);
     result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
-  }
-
-  // Walk the table back from the full ideal, re-running the same enumeration (same arithmetic, so
-  // the same values) to find which block achieved each optimum.
-  struct Block {
-    std::vector<int> units;
-    bool accelerator;
   };
-  std::vector<Block> blocks;
-  std::int32_t ideal = full;
-  int c = L, a = K;
-  while (ideal != 0) {
-    const double target = dp[static_cast<std::size_t>(ideal) * combos + at(c, a)];
-    if (a > 0 && dp[static_cast<std::size_t>(ideal) * combos + at(c, a - 1)] == target) {
-      --a;
-      continue;
-    }
-    if (c > 0 && dp[static_cast<std::size_t>(ideal) * combos + at(c - 1, a)] == target) {
-      --c;
-      continue;
-    }
-    std::int32_t chosen = -1;
-    Block block{{}, false};
-    BlockWalker replay(units, touches, problem.nets, lattice, devices, prune_above);
-    replay.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
-      if (chosen != -1) return;
-      const double* prev = &dp[static_cast<std::size_t>(sub) * combos];
-      if (a > 0 && std::max(prev[at(c, a - 1)], acc_cost(s)) == target) {
-        block.accelerator = true;
-      } else if (c > 0 && std::max(prev[at(c - 1, a)], s.p_cpu) == target) {
-        block.accelerator = false;
-      } else {
-        return;
-      }
-      chosen = sub;
-      block.units = replay.block();
-    });
-    if (chosen == -1) {
-      result.status = SolveStatus::Error;
-      result.message = "internal error: the DP table could not be traced back";
-      return result;
-    }
-    const bool on_acc = block.accelerator;
-    blocks.push_back(std::move(block));
-    (on_acc ? a : c) -= 1;
-    ideal = chosen;
-  }
-  std::reverse(blocks.begin(), blocks.end());
+  if (Status s = checkContracted(problem); !s) return finish(SolveStatus::Error, s.message());
 
+  const DpInstance instance = prepareInstance(problem, options.linearize);
+  IdealLattice lattice;
+  if (Status s = buildLattice(instance.preds, options.max_ideals, options.progress, lattice); !s) {
+    return finish(SolveStatus::Error, s.message());
+  }
+  result.stats.ideals = lattice.size();
+
+  DpTable table(problem, instance, lattice, options.upper_bound);
+  table.fill(options.progress, result.stats);
+  const double optimum = table.optimum();
+  const DeviceSet& devices = problem.devices;
+  if (!(optimum < kInfinity)) {
+    std::ostringstream message;
+    message << "no contiguous split onto " << devices.accelerators << " accelerator(s) of " << devices.memory
+            << " bytes and " << devices.cpus << " CPU(s) exists";
+    return finish(SolveStatus::Infeasible, message.str());
+  }
+  std::optional<std::vector<Block>> blocks = table.traceBack();
+  if (!blocks) return finish(SolveStatus::Error, "internal error: the DP table could not be traced back");
+
+  // Accelerators and CPUs are numbered in pipeline order.
   Placement& placement = result.placement;
+  const std::size_t n_vertices = boost::num_vertices(problem.graph);
   placement.device_of.assign(n_vertices, -1);
   placement.stage_of.assign(n_vertices, -1);
-  int next_acc = 0, next_cpu = K;
-  for (std::size_t stage = 0; stage < blocks.size(); ++stage) {
-    const int device = blocks[stage].accelerator ? next_acc++ : next_cpu++;
-    for (int u : blocks[stage].units) {
-      for (Vertex v : units[u].vertices) {
+  int next_acc = 0, next_cpu = devices.accelerators;
+  for (std::size_t stage = 0; stage < blocks->size(); ++stage) {
+    const Block& block = (*blocks)[stage];
+    const int device = block.accelerator ? next_acc++ : next_cpu++;
+    for (int u : block.units) {
+      for (Vertex v : instance.units[u].vertices) {
         placement.device_of[v] = device;
         placement.stage_of[v] = static_cast<int>(stage);
       }
@@ -553,10 +598,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   }
   placement.value = optimum;
   result.value = optimum;
-  result.status = options.linearize ? SolveStatus::Feasible : SolveStatus::Optimal;
   result.bound = options.linearize ? 0 : optimum;
-  result.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return result;
+  return finish(options.linearize ? SolveStatus::Feasible : SolveStatus::Optimal);
 }
 
 }  // namespace placer
