@@ -54,7 +54,8 @@ struct Instance {
   std::vector<NodeSpec> nodes;
   std::vector<EdgeSpec> edges;
   DeviceSet devices;
-  bool training = false;  // backward nodes follow their forward partner's colocation class
+  bool training = false;            // backward nodes follow their forward partner's colocation class
+  Overlap overlap = Overlap::None;  // how an accelerator combines compute and transfers (App. C.1)
 
   int size() const { return static_cast<int>(nodes.size()); }
 
@@ -62,7 +63,11 @@ struct Instance {
     std::ostringstream out;
     out << std::setprecision(17);
     out << "devices: " << devices.accelerators << " accelerator(s) of memory " << devices.memory << ", "
-        << devices.cpus << " cpu(s)\nnodes:\n";
+        << devices.cpus << " cpu(s), overlap "
+        << (overlap == Overlap::None  ? "none"
+            : overlap == Overlap::Max ? "max"
+                                      : "duplex")
+        << "\nnodes:\n";
     for (int v = 0; v < size(); ++v) {
       const NodeSpec& s = nodes[v];
       out << "  " << v << ": p_acc=" << s.p_acc << " p_cpu=" << s.p_cpu << " mem=" << s.memory;
@@ -88,6 +93,7 @@ Problem buildProblem(const Instance& inst) {
   }
   for (const EdgeSpec& e : inst.edges)
     b.edge(e.from, e.to, e.cost);
+  b.overlap(inst.overlap);
   return b.build();
 }
 
@@ -215,12 +221,13 @@ class BruteForce {
   }
 
   // Max-load: accelerators pay p_acc plus every transfer they send or receive (once per transfer),
-  // CPUs pay p_cpu and no communication.
+  // CPUs pay p_cpu and no communication. With overlap, an accelerator's load is max(compute, in + out)
+  // (Max) or max(in, compute, out) (Duplex) instead of the sum.
   double load(const std::vector<int>& dev) const {
-    std::array<double, kMaxDevices> load{};
+    std::array<double, kMaxDevices> compute{}, in{}, out{};
     for (int v = 0; v < n_; ++v) {
       const int d = dev[v];
-      load[d] += d < accelerators_ ? inst_.nodes[v].p_acc : inst_.nodes[v].p_cpu;
+      compute[d] += d < accelerators_ ? inst_.nodes[v].p_acc : inst_.nodes[v].p_cpu;
     }
     for (const Transfer& t : transfers_) {
       const int from = dev[t.source];
@@ -229,14 +236,29 @@ class BruteForce {
         if (dev[s] != from) receivers |= 1u << dev[s];
       }
       if (receivers == 0) continue;
-      if (from < accelerators_) load[from] += t.cost;
+      if (from < accelerators_) out[from] += t.cost;
       for (int d = 0; d < accelerators_; ++d) {
-        if (receivers >> d & 1u) load[d] += t.cost;
+        if (receivers >> d & 1u) in[d] += t.cost;
       }
     }
     double worst = 0;
-    for (int d = 0; d < devices_; ++d)
-      worst = std::max(worst, load[d]);
+    for (int d = 0; d < devices_; ++d) {
+      double load = compute[d];
+      if (d < accelerators_) {
+        switch (inst_.overlap) {
+          case Overlap::None:
+            load = in[d] + compute[d] + out[d];
+            break;
+          case Overlap::Max:
+            load = std::max(compute[d], in[d] + out[d]);
+            break;
+          case Overlap::Duplex:
+            load = std::max({in[d], compute[d], out[d]});
+            break;
+        }
+      }
+      worst = std::max(worst, load);
+    }
     return worst;
   }
 
@@ -392,6 +414,9 @@ Instance randomPlainInstance(std::uint32_t seed) {
   auto edges = randomDagEdges(draw, n, order);
   randomCosts(draw, n, edges, inst.edges);
   randomDevices(draw, inst);
+  // Drawn last so the rest of each case does not depend on it.
+  const int mode = draw.integer(0, 5);
+  inst.overlap = mode == 4 ? Overlap::Max : mode == 5 ? Overlap::Duplex : Overlap::None;
   return inst;
 }
 
@@ -448,6 +473,9 @@ Instance randomTrainingInstance(std::uint32_t seed) {
   }
   randomCosts(draw, n, edges, inst.edges);
   randomDevices(draw, inst);
+  // Drawn last so the rest of each case does not depend on it.
+  const int mode = draw.integer(0, 5);
+  inst.overlap = mode == 4 ? Overlap::Max : mode == 5 ? Overlap::Duplex : Overlap::None;
   return inst;
 }
 
