@@ -1,0 +1,620 @@
+// ONNX model loading: parse, validate, infer shapes, find weights, fold weight producers into their
+// readers, and build the tensor table (onnx_model.h). The only file besides the writer that includes
+// ONNX headers.
+//
+// Dynamic input dimensions are fixed before shape inference (--dim NAME=VALUE, else
+// LoadOptions::default_dim, with a warning), and inference runs with data propagation so shape
+// arithmetic (Shape -> Gather -> Concat -> Reshape) resolves to static shapes where ONNX can do it.
+// External-data initializers are never read: their sizes come from their dims.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "onnx_io/onnx_model.h"
+
+namespace placer {
+
+int elementBytes(int element_type) {
+  switch (element_type) {
+    case onnx::TensorProto::FLOAT: return 4;
+    case onnx::TensorProto::UINT8: return 1;
+    case onnx::TensorProto::INT8: return 1;
+    case onnx::TensorProto::UINT16: return 2;
+    case onnx::TensorProto::INT16: return 2;
+    case onnx::TensorProto::INT32: return 4;
+    case onnx::TensorProto::INT64: return 8;
+    case onnx::TensorProto::BOOL: return 1;
+    case onnx::TensorProto::FLOAT16: return 2;
+    case onnx::TensorProto::DOUBLE: return 8;
+    case onnx::TensorProto::UINT32: return 4;
+    case onnx::TensorProto::UINT64: return 8;
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    case onnx::TensorProto::BFLOAT16: return 2;
+    default: return 0;
+  }
+}
+
+std::optional<double> TensorInfo::bytes() const {
+  const int size = elementBytes(element_type);
+  if (!shape || size == 0) return std::nullopt;
+  double elements = 1;
+  for (std::int64_t d : *shape) elements *= static_cast<double>(d);
+  return elements * size;
+}
+
+double OnnxGraph::weightBytes(int node) const {
+  double total = 0;
+  std::set<int> seen;
+  for (int t : nodes[node].inputs) {
+    if (t >= 0 && tensors[t].is_weight && seen.insert(t).second) total += tensors[t].bytes().value_or(0);
+  }
+  return total;
+}
+
+namespace {
+
+std::string nodeLabel(const onnx::NodeProto& node, int index) {
+  std::string label = "node " + std::to_string(index) + " (" + node.op_type();
+  if (!node.name().empty()) label += " \"" + node.name() + "\"";
+  return label + ")";
+}
+
+Expected<onnx::ModelProto> parseModel(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return ioError("cannot read " + path.string());
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    return invalidInput(path.string() + ": not a valid ONNX model (the file is truncated or is not an ONNX protobuf)");
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    return invalidInput(path.string() + ": not an ONNX model (no graph or no IR version)");
+  }
+  return model;
+}
+
+// Fixes symbolic and unknown dimensions of the graph inputs so inference can give static shapes.
+void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vector<std::string>& warnings) {
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::map<std::string, std::int64_t> defaulted;
+  for (auto& input : *model.mutable_graph()->mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (auto& dim : *shape->mutable_dim()) {
+      if (dim.has_dim_value()) continue;
+      const std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      auto it = options.dims.find(param);
+      const std::int64_t value = it != options.dims.end() ? it->second : options.default_dim;
+      if (it == options.dims.end()) defaulted[param.empty() ? "(unnamed in " + input.name() + ")" : param] = value;
+      dim.set_dim_value(value);
+    }
+  }
+  for (const auto& [param, value] : defaulted) {
+    warnings.push_back("dynamic dimension " + param + " set to " + std::to_string(value) +
+                       " (use --dim NAME=VALUE to choose)");
+  }
+}
+
+std::optional<Shape> shapeOf(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  Shape shape;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+    shape.push_back(dim.dim_value());
+  }
+  return shape;
+}
+
+int countSubgraphNodes(const onnx::NodeProto& node) {
+  int count = 0;
+  for (const auto& attr : node.attribute()) {
+    auto count_graph = [&](const onnx::GraphProto& g) {
+      for (const auto& inner : g.node()) count += 1 + countSubgraphNodes(inner);
+    };
+    if (attr.has_g()) count_graph(attr.g());
+    for (const auto& g : attr.graphs()) count_graph(g);
+  }
+  return count;
+}
+
+// Names a subgraph reads from the enclosing scopes (used, not defined inside).
+void outerScopeInputs(const onnx::GraphProto& g, std::set<std::string> defined, std::set<std::string>& used) {
+  for (const auto& i : g.input()) defined.insert(i.name());
+  for (const auto& i : g.initializer()) defined.insert(i.name());
+  for (const auto& node : g.node()) {
+    for (const auto& name : node.input()) {
+      if (!name.empty() && !defined.count(name)) used.insert(name);
+    }
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) outerScopeInputs(attr.g(), defined, used);
+      for (const auto& sub : attr.graphs()) outerScopeInputs(sub, defined, used);
+    }
+    for (const auto& name : node.output()) defined.insert(name);
+  }
+}
+
+void readAttributes(const onnx::NodeProto& proto, OnnxNode& node) {
+  for (const auto& attr : proto.attribute()) {
+    switch (attr.type()) {
+      case onnx::AttributeProto::INT: node.int_attributes[attr.name()] = {attr.i()}; break;
+      case onnx::AttributeProto::INTS:
+        node.int_attributes[attr.name()] = std::vector<std::int64_t>(attr.ints().begin(), attr.ints().end());
+        break;
+      case onnx::AttributeProto::FLOAT: node.float_attributes[attr.name()] = attr.f(); break;
+      default: break;
+    }
+  }
+}
+
+
+// ---- Shape arithmetic folding -------------------------------------------------------------------
+// Exporters compute Reshape and Slice arguments at run time (Shape -> Gather -> Div -> Concat), and
+// ONNX 1.12's inference cannot always follow. On a working copy of the model, small int64 tensors
+// whose values are known are computed here and turned into initializers, and inference runs again,
+// until nothing more folds. The placed graph is not changed: only the shapes come from the copy.
+
+struct IntTensor {
+  Shape dims;
+  std::vector<std::int64_t> values;
+};
+
+constexpr std::size_t kMaxFoldedElements = 1024;
+
+std::optional<IntTensor> intValue(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32) return std::nullopt;
+  IntTensor out{Shape(t.dims().begin(), t.dims().end()), {}};
+  std::size_t count = 1;
+  for (auto d : out.dims) count *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
+  if (count > kMaxFoldedElements) return std::nullopt;
+  if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.int64_data_size() > 0) {
+      out.values.assign(t.int64_data().begin(), t.int64_data().end());
+    } else {
+      const std::string& raw = t.raw_data();
+      out.values.resize(raw.size() / 8);
+      std::memcpy(out.values.data(), raw.data(), out.values.size() * 8);
+    }
+  } else {
+    if (t.int32_data_size() > 0) {
+      out.values.assign(t.int32_data().begin(), t.int32_data().end());
+    } else {
+      const std::string& raw = t.raw_data();
+      std::vector<std::int32_t> v(raw.size() / 4);
+      std::memcpy(v.data(), raw.data(), v.size() * 4);
+      out.values.assign(v.begin(), v.end());
+    }
+  }
+  if (out.values.size() != count) return std::nullopt;
+  return out;
+}
+
+onnx::TensorProto intTensorProto(const std::string& name, const IntTensor& value) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT64);
+  for (auto d : value.dims) t.add_dims(d);
+  for (auto v : value.values) t.add_int64_data(v);
+  return t;
+}
+
+std::int64_t attributeInt(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
+  }
+  return fallback;
+}
+
+std::optional<std::vector<std::int64_t>> attributeInts(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name && a.type() == onnx::AttributeProto::INTS) {
+      return std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
+    }
+  }
+  return std::nullopt;
+}
+
+// Elementwise int64 arithmetic with numpy broadcasting of a scalar or equal shapes.
+std::optional<IntTensor> binary(const IntTensor& a, const IntTensor& b, const std::string& op) {
+  const bool a_scalar = a.values.size() == 1, b_scalar = b.values.size() == 1;
+  if (!a_scalar && !b_scalar && a.dims != b.dims) return std::nullopt;
+  IntTensor out{a_scalar ? b.dims : a.dims, {}};
+  const std::size_t n = std::max(a.values.size(), b.values.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t x = a.values[a_scalar ? 0 : i], y = b.values[b_scalar ? 0 : i];
+    if (op == "Add") out.values.push_back(x + y);
+    else if (op == "Sub") out.values.push_back(x - y);
+    else if (op == "Mul") out.values.push_back(x * y);
+    else if (op == "Div") {
+      if (y == 0) return std::nullopt;
+      out.values.push_back(x / y);
+    } else return std::nullopt;
+  }
+  return out;
+}
+
+// Evaluates one node of shape arithmetic, or nullopt.
+std::optional<IntTensor> evaluate(const onnx::NodeProto& node, const std::map<std::string, IntTensor>& known,
+                                  const std::map<std::string, Shape>& shapes) {
+  const std::string& op = node.op_type();
+  if (!(node.domain().empty() || node.domain() == "ai.onnx") || node.output_size() != 1) return std::nullopt;
+  auto in = [&](int i) -> const IntTensor* {
+    if (i >= node.input_size() || node.input(i).empty()) return nullptr;
+    auto it = known.find(node.input(i));
+    return it == known.end() ? nullptr : &it->second;
+  };
+  if (op == "Shape") {
+    auto it = shapes.find(node.input(0));
+    if (it == shapes.end()) return std::nullopt;
+    const auto rank = static_cast<std::int64_t>(it->second.size());
+    std::int64_t start = attributeInt(node, "start", 0), end = attributeInt(node, "end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<std::int64_t>(start, 0, rank);
+    end = std::clamp<std::int64_t>(end, start, rank);
+    IntTensor out{{end - start}, {it->second.begin() + start, it->second.begin() + end}};
+    return out;
+  }
+  if (op == "Constant") {
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "value" && a.has_t()) return intValue(a.t());
+    }
+    return std::nullopt;
+  }
+  if (op == "Identity" || op == "Cast") {
+    if (op == "Cast" && attributeInt(node, "to", 0) != onnx::TensorProto::INT64) return std::nullopt;
+    if (const IntTensor* x = in(0)) return *x;
+    return std::nullopt;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    const IntTensor *a = in(0), *b = in(1);
+    if (!a || !b) return std::nullopt;
+    return binary(*a, *b, op);
+  }
+  if (op == "Gather") {
+    const IntTensor *data = in(0), *indices = in(1);
+    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0) return std::nullopt;
+    IntTensor out{indices->dims, {}};
+    const auto size = static_cast<std::int64_t>(data->values.size());
+    for (std::int64_t i : indices->values) {
+      if (i < 0) i += size;
+      if (i < 0 || i >= size) return std::nullopt;
+      out.values.push_back(data->values[i]);
+    }
+    return out;
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    const IntTensor* x = in(0);
+    if (!x || x->values.size() > 1 || x->dims.size() > 1) return std::nullopt;
+    // Only scalar <-> one-element vector: the values stay, the rank changes.
+    return IntTensor{op == "Unsqueeze" ? Shape{1} : Shape{}, x->values};
+  }
+  if (op == "Concat") {
+    IntTensor out{{0}, {}};
+    for (int i = 0; i < node.input_size(); ++i) {
+      const IntTensor* x = in(i);
+      if (!x || x->dims.size() != 1) return std::nullopt;
+      out.values.insert(out.values.end(), x->values.begin(), x->values.end());
+    }
+    out.dims[0] = static_cast<std::int64_t>(out.values.size());
+    return out;
+  }
+  if (op == "Slice") {
+    const IntTensor* x = in(0);
+    if (!x || x->dims.size() != 1) return std::nullopt;
+    std::int64_t start = 0, end = 0, step = 1;
+    if (node.input_size() >= 3) {  // opset >= 10: starts, ends[, axes, steps] as inputs
+      const IntTensor *s = in(1), *e = in(2), *st = in(4);
+      if (!s || !e || s->values.size() != 1 || e->values.size() != 1) return std::nullopt;
+      start = s->values[0];
+      end = e->values[0];
+      if (st) step = st->values.at(0);
+    } else {
+      auto s = attributeInts(node, "starts"), e = attributeInts(node, "ends");
+      if (!s || !e || s->size() != 1) return std::nullopt;
+      start = (*s)[0];
+      end = (*e)[0];
+    }
+    if (step != 1) return std::nullopt;
+    const auto size = static_cast<std::int64_t>(x->values.size());
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = std::clamp<std::int64_t>(start, 0, size);
+    end = std::clamp<std::int64_t>(end, start, size);
+    return IntTensor{{end - start}, {x->values.begin() + start, x->values.begin() + end}};
+  }
+  return std::nullopt;
+}
+
+void runInference(onnx::ModelProto& model) {
+  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                     onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/0,
+                                                                 /*data_propagation=*/true));
+}
+
+void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypeProto>& types) {
+  for (const auto& init : g.initializer()) {
+    onnx::TypeProto type;
+    auto* tensor = type.mutable_tensor_type();
+    tensor->set_elem_type(init.data_type());
+    auto* shape = tensor->mutable_shape();
+    for (auto d : init.dims()) shape->add_dim()->set_dim_value(d);
+    types[init.name()] = type;
+  }
+  for (const auto& list : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const auto& info : *list) {
+      if (info.type().has_tensor_type()) types[info.name()] = info.type();
+    }
+  }
+}
+
+// Element types and shapes of every tensor, from shape inference on a copy with shape arithmetic
+// folded. Returns the number of nodes folded.
+int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
+               std::vector<std::string>& warnings) {
+  onnx::ModelProto work = model;
+  int folded = 0;
+  try {
+    for (int round = 0; round < 16; ++round) {
+      runInference(work);
+      types.clear();
+      collectShapes(work.graph(), types);
+      std::map<std::string, Shape> shapes;
+      for (const auto& [name, type] : types) {
+        if (auto s = shapeOf(type)) shapes[name] = *s;
+      }
+      std::map<std::string, IntTensor> known;
+      for (const auto& init : work.graph().initializer()) {
+        if (auto v = intValue(init)) known[init.name()] = *v;
+      }
+      std::vector<std::pair<std::string, IntTensor>> computed;
+      std::set<int> remove;
+      for (int i = 0; i < work.graph().node_size(); ++i) {
+        const auto& node = work.graph().node(i);
+        auto value = evaluate(node, known, shapes);
+        if (!value) continue;
+        known[node.output(0)] = *value;
+        computed.emplace_back(node.output(0), *value);
+        remove.insert(i);
+      }
+      if (remove.empty()) break;
+      folded += static_cast<int>(remove.size());
+      auto* graph = work.mutable_graph();
+      google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+      for (int i = 0; i < graph->node_size(); ++i) {
+        if (!remove.count(i)) *kept.Add() = graph->node(i);
+      }
+      graph->mutable_node()->Swap(&kept);
+      for (const auto& [name, value] : computed) *graph->add_initializer() = intTensorProto(name, value);
+      // Inference merges with existing value_info; start afresh so folded shapes can propagate.
+      graph->clear_value_info();
+    }
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  }
+  return folded;
+}
+
+}  // namespace
+
+Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOptions& options) {
+  auto parsed = parseModel(path);
+  if (!parsed) return parsed.status();
+  onnx::ModelProto& model = *parsed;
+  OnnxGraph out;
+  out.path = path.string();
+  out.ir_version = model.ir_version();
+  for (const auto& opset : model.opset_import()) out.opsets[opset.domain()] = opset.version();
+
+  fixInputDims(model, options, out.warnings);
+  std::map<std::string, onnx::TypeProto> types;
+  inferTypes(model, types, out.warnings);
+  const onnx::GraphProto& graph = model.graph();
+
+  // Tensor table: every name that is a graph input, an initializer or a node output.
+  auto tensor = [&](const std::string& name) -> TensorInfo& {
+    auto [it, inserted] = out.tensor_index.try_emplace(name, static_cast<int>(out.tensors.size()));
+    if (inserted) {
+      TensorInfo t;
+      t.name = name;
+      out.tensors.push_back(std::move(t));
+    }
+    return out.tensors[it->second];
+  };
+  auto set_type = [&](const std::string& name, const onnx::TypeProto& type) {
+    TensorInfo& t = tensor(name);
+    if (type.has_tensor_type()) t.element_type = type.tensor_type().elem_type();
+    if (auto shape = shapeOf(type)) t.shape = shape;
+  };
+  for (const auto& init : graph.initializer()) {
+    TensorInfo& t = tensor(init.name());
+    t.is_weight = true;
+    t.element_type = init.data_type();
+    t.shape = Shape(init.dims().begin(), init.dims().end());
+    t.external_data = init.data_location() == onnx::TensorProto::EXTERNAL;
+  }
+  for (const auto& input : graph.input()) {
+    const bool is_initializer = out.tensor_index.count(input.name()) && out.tensors[out.tensor_index[input.name()]].is_weight;
+    if (!is_initializer) tensor(input.name()).is_graph_input = true;
+  }
+  for (const auto& [name, type] : types) {
+    const bool is_weight = out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_weight;
+    if (!is_weight) set_type(name, type);
+  }
+
+  // Which nodes produce constants (weights): Constant, and ConstantOfShape of a constant shape.
+  const int n_onnx = graph.node_size();
+  std::vector<bool> constant_producer(n_onnx, false);
+  std::map<std::string, int> producer_of;
+  for (int i = 0; i < n_onnx; ++i) {
+    const auto& node = graph.node(i);
+    for (const auto& name : node.output()) {
+      if (name.empty()) continue;
+      if (producer_of.count(name) || (out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_graph_input)) {
+        return invalidInput(path.string() + ": " + nodeLabel(node, i) + " writes tensor '" + name +
+                            "', which is already defined");
+      }
+      producer_of[name] = i;
+    }
+  }
+  auto is_constant_tensor = [&](const std::string& name) {
+    if (auto it = out.tensor_index.find(name); it != out.tensor_index.end() && out.tensors[it->second].is_weight) {
+      return true;
+    }
+    auto p = producer_of.find(name);
+    return p != producer_of.end() && constant_producer[p->second];
+  };
+  for (int i = 0; i < n_onnx; ++i) {
+    const auto& node = graph.node(i);
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!default_domain) continue;
+    if (node.op_type() == "Constant") constant_producer[i] = true;
+    if (node.op_type() == "ConstantOfShape" && node.input_size() == 1 && is_constant_tensor(node.input(0))) {
+      constant_producer[i] = true;
+    }
+  }
+
+  // Operators to place.
+  std::vector<int> node_of(n_onnx, -1);
+  std::set<std::string> used_names;
+  for (const auto& node : graph.node()) used_names.insert(node.name());
+  for (int i = 0; i < n_onnx; ++i) {
+    if (constant_producer[i]) {
+      for (const auto& name : graph.node(i).output()) {
+        if (!name.empty()) tensor(name).is_weight = true;
+      }
+      continue;
+    }
+    node_of[i] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(OnnxNode{});
+  }
+  for (int i = 0; i < n_onnx; ++i) {
+    if (node_of[i] < 0) continue;
+    const auto& proto = graph.node(i);
+    OnnxNode& node = out.nodes[node_of[i]];
+    node.onnx_index = i;
+    node.op_type = proto.op_type();
+    node.domain = proto.domain();
+    node.name = proto.name();
+    if (node.name.empty()) {
+      // Deterministic names for unnamed nodes: op type and position, made unique.
+      std::string base = proto.op_type() + "_" + std::to_string(i);
+      std::string candidate = base;
+      for (int k = 1; used_names.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
+      used_names.insert(candidate);
+      node.name = candidate;
+      node.generated_name = true;
+    }
+    readAttributes(proto, node);
+    node.subgraph_nodes = countSubgraphNodes(proto);
+    std::vector<std::string> inputs(proto.input().begin(), proto.input().end());
+    if (node.subgraph_nodes > 0) {
+      std::set<std::string> implicit;
+      for (const auto& attr : proto.attribute()) {
+        if (attr.has_g()) outerScopeInputs(attr.g(), {}, implicit);
+        for (const auto& sub : attr.graphs()) outerScopeInputs(sub, {}, implicit);
+      }
+      for (const auto& name : implicit) {
+        if (std::find(inputs.begin(), inputs.end(), name) == inputs.end()) inputs.push_back(name);
+      }
+    }
+    std::set<int> folded;
+    for (const auto& name : inputs) {
+      if (name.empty()) {
+        node.inputs.push_back(-1);
+        continue;
+      }
+      const bool known = out.tensor_index.count(name) || producer_of.count(name);
+      if (!known) {
+        return invalidInput(path.string() + ": " + nodeLabel(proto, i) + " reads tensor '" + name +
+                            "', which no node, initializer or graph input produces");
+      }
+      tensor(name);
+      node.inputs.push_back(out.tensor_index[name]);
+      if (auto p = producer_of.find(name); p != producer_of.end() && constant_producer[p->second]) {
+        folded.insert(p->second);
+      }
+    }
+    node.folded.assign(folded.begin(), folded.end());
+    for (const auto& name : proto.output()) {
+      if (name.empty()) {
+        node.outputs.push_back(-1);
+        continue;
+      }
+      TensorInfo& t = tensor(name);
+      t.producer = node_of[i];
+      node.outputs.push_back(out.tensor_index[name]);
+    }
+  }
+  for (const auto& output : graph.output()) tensor(output.name()).is_graph_output = true;
+  for (int n = 0; n < static_cast<int>(out.nodes.size()); ++n) {
+    for (int t : out.nodes[n].inputs) {
+      if (t < 0) continue;
+      auto& consumers = out.tensors[t].consumers;
+      if (consumers.empty() || consumers.back() != n) consumers.push_back(n);
+    }
+  }
+  for (auto& t : out.tensors) {
+    std::sort(t.consumers.begin(), t.consumers.end());
+    t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
+  }
+
+  // The operators must form a DAG (ONNX requires topological order, but we do not rely on it).
+  const int n = static_cast<int>(out.nodes.size());
+  std::vector<int> indegree(n, 0);
+  std::vector<std::vector<int>> succ(n);
+  for (const auto& t : out.tensors) {
+    if (t.producer < 0) continue;
+    for (int c : t.consumers) {
+      succ[t.producer].push_back(c);
+      ++indegree[c];
+    }
+  }
+  std::vector<int> ready;
+  for (int v = 0; v < n; ++v) {
+    if (indegree[v] == 0) ready.push_back(v);
+  }
+  int seen = 0;
+  while (!ready.empty()) {
+    int v = ready.back();
+    ready.pop_back();
+    ++seen;
+    for (int w : succ[v]) {
+      if (--indegree[w] == 0) ready.push_back(w);
+    }
+  }
+  if (seen != n) {
+    for (int v = 0; v < n; ++v) {
+      if (indegree[v] > 0) {
+        return invalidInput(path.string() + ": the graph has a cycle through " +
+                            nodeLabel(graph.node(out.nodes[v].onnx_index), out.nodes[v].onnx_index));
+      }
+    }
+  }
+  int unknown = 0;
+  for (const auto& t : out.tensors) {
+    if (!t.bytes() && (!t.consumers.empty() || t.is_graph_output)) ++unknown;
+  }
+  if (unknown > 0) {
+    out.warnings.push_back(std::to_string(unknown) + " tensor(s) have no static shape after shape inference");
+  }
+  return out;
+}
+
+}  // namespace placer

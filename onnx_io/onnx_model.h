@@ -1,0 +1,77 @@
+// An ONNX model as onnx-placer sees it: operators to place and the tensors between them, with static
+// shapes and sizes where shape inference could find them. Plain project types, so cost models and
+// passes can use them without ONNX or protobuf headers (only onnx_io/ includes those).
+//
+// Weights are not operators to place: initializers, and Constant / ConstantOfShape nodes whose
+// inputs are all constant, are *weight tensors*. Their producer nodes are folded into the operators
+// that read them (`OnnxNode::folded`), and their bytes count towards those operators' memory.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/status.h"
+
+namespace placer {
+
+using Shape = std::vector<std::int64_t>;
+
+struct TensorInfo {
+  std::string name;
+  int element_type = 0;        // ONNX TensorProto.DataType (1 = float32, 7 = int64, ...)
+  std::optional<Shape> shape;  // static shape, when known
+  int producer = -1;           // index into OnnxGraph::nodes; -1 for graph inputs and weights
+  std::vector<int> consumers;  // indices into OnnxGraph::nodes, each once
+  bool is_weight = false;      // an initializer or the output of a folded constant producer
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+  bool external_data = false;  // initializer stored outside the model file
+
+  // Bytes of the tensor; nullopt when its shape or element size is unknown.
+  std::optional<double> bytes() const;
+};
+
+// Bytes per element of an ONNX element type, or 0 when unknown (strings).
+int elementBytes(int element_type);
+
+struct OnnxNode {
+  int onnx_index = -1;          // position in GraphProto.node
+  std::string name;             // the model's name, or a generated unique one
+  bool generated_name = false;  // the model left the node unnamed
+  std::string op_type;
+  std::string domain;
+  std::vector<int> inputs;   // tensor indices; -1 for an omitted optional input
+  std::vector<int> outputs;  // tensor indices; -1 for an omitted optional output
+  std::map<std::string, std::vector<std::int64_t>> int_attributes;
+  std::map<std::string, double> float_attributes;
+  std::vector<int> folded;   // onnx indices of constant producers folded into this node
+  int subgraph_nodes = 0;    // nodes inside If/Loop/Scan bodies (the node is placed as one opaque unit)
+};
+
+struct OnnxGraph {
+  std::string path;
+  std::int64_t ir_version = 0;
+  std::map<std::string, std::int64_t> opsets;  // domain ("" = default) -> version
+  std::vector<OnnxNode> nodes;                 // the operators to place, in the model's order
+  std::vector<TensorInfo> tensors;
+  std::map<std::string, int> tensor_index;
+  std::vector<std::string> warnings;           // what the loader had to assume
+
+  // Weight bytes read by a node (each weight tensor counted once per reading node).
+  double weightBytes(int node) const;
+};
+
+struct LoadOptions {
+  std::map<std::string, std::int64_t> dims;  // --dim NAME=VALUE for symbolic dimensions
+  std::int64_t default_dim = 1;              // any other symbolic or unknown input dimension
+};
+
+// Loads, validates and shape-infers a model. Fails with the file named on: unreadable, truncated or
+// non-ONNX files, a graph with a cycle, a node reading a tensor nobody produces.
+Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOptions& options = {});
+
+}  // namespace placer

@@ -1,0 +1,201 @@
+// The ONNX loader on the bundled model-zoo graphs and on small models written in ONNX's text format.
+#include <gtest/gtest.h>
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "onnx_io/onnx_model.h"
+#include "tests/test_util.h"
+
+namespace placer::testing {
+namespace {
+
+struct ZooModel {
+  const char* file;
+  double weight_megabytes;  // tests/data/models/README.md (float32 parameters)
+};
+
+class ZooModels : public ::testing::TestWithParam<ZooModel> {};
+
+TEST_P(ZooModels, LoadWithStaticShapesAndTheirWeights) {
+  auto graph = loadOnnx(dataPath(std::string("models/") + GetParam().file));
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  double weights = 0;
+  std::set<int> folded;
+  for (const OnnxNode& node : graph->nodes) {
+    EXPECT_FALSE(node.op_type == "Constant") << node.name << ": constants are weights, not operators";
+    folded.insert(node.folded.begin(), node.folded.end());
+  }
+  for (const TensorInfo& t : graph->tensors) {
+    if (t.is_weight && !t.consumers.empty()) weights += *t.bytes();
+    // Every tensor an operator reads, and every graph output, has a static size.
+    if (!t.consumers.empty() || t.is_graph_output) {
+      EXPECT_TRUE(t.bytes().has_value()) << t.name;
+    }
+  }
+  EXPECT_NEAR(weights / 1e6, GetParam().weight_megabytes, 0.01 * GetParam().weight_megabytes + 0.5);
+  // Operators and folded constant producers together are all of the model's nodes.
+  std::set<int> placed;
+  for (const OnnxNode& node : graph->nodes) placed.insert(node.onnx_index);
+  for (int f : folded) {
+    EXPECT_FALSE(placed.count(f));
+  }
+  for (const std::string& w : graph->warnings) {
+    EXPECT_EQ(w.find("no static shape"), std::string::npos) << w;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bundled, ZooModels,
+    ::testing::Values(ZooModel{"resnet50_light.onnx", 102}, ZooModel{"inception_v3_light.onnx", 95},
+                      ZooModel{"googlenet_light.onnx", 26}, ZooModel{"mobilenet_v2_light.onnx", 14},
+                      ZooModel{"vgg16_light.onnx", 553}, ZooModel{"bert_base_l3_light.onnx", 183},
+                      ZooModel{"bert_base_l6_light.onnx", 268}, ZooModel{"bert_base_l12_light.onnx", 438},
+                      ZooModel{"light_resnet50.onnx", 102.4}, ZooModel{"light_vgg19.onnx", 574.7},
+                      ZooModel{"light_bvlc_alexnet.onnx", 243.9}, ZooModel{"light_inception_v1.onnx", 28.0},
+                      ZooModel{"light_squeezenet.onnx", 4.9}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(OnnxLoader, BertShapeArithmeticIsFolded) {
+  // The packed attention projection is sliced with bounds computed by Shape -> Gather -> Div; the
+  // Slice outputs get static shapes only once that arithmetic is folded.
+  auto graph = loadOnnx(dataPath("models/bert_base_l3_light.onnx"));
+  ASSERT_TRUE(graph.hasValue());
+  int slices = 0;
+  for (const OnnxNode& node : graph->nodes) {
+    if (node.op_type != "Slice") continue;
+    const TensorInfo& out = graph->tensors[node.outputs[0]];
+    if (out.element_type != 1) continue;
+    ASSERT_TRUE(out.shape.has_value()) << node.name;
+    ++slices;
+  }
+  EXPECT_GE(slices, 9);
+}
+
+// Writes a model given in ONNX's text format to a temporary file.
+std::filesystem::path writeModel(const std::string& text, const std::string& name) {
+  onnx::ModelProto model;
+  auto status = onnx::OnnxParser::Parse(model, text.c_str());
+  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
+  auto path = std::filesystem::temp_directory_path() / ("onnx-loader-test-" + name + ".onnx");
+  std::ofstream out(path, std::ios::binary);
+  model.SerializeToOstream(&out);
+  return path;
+}
+
+TEST(OnnxLoader, UnnamedAndMultiOutputNodesAndDynamicDims) {
+  auto path = writeModel(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[N, 4] x) => (float[N, 2] a, float[N, 2] b) {
+      s = Relu(x)
+      a, b = Split <axis = 1> (s)
+    })",
+                         "multi");
+  auto graph = loadOnnx(path, LoadOptions{{{"N", 8}}, 1});
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  ASSERT_EQ(graph->nodes.size(), 2u);
+  EXPECT_TRUE(graph->nodes[0].generated_name);
+  EXPECT_EQ(graph->nodes[0].name, "Relu_0");
+  EXPECT_EQ(graph->nodes[1].outputs.size(), 2u);
+  const TensorInfo& a = graph->tensors[graph->tensor_index.at("a")];
+  EXPECT_EQ(a.shape, (Shape{8, 2}));
+  EXPECT_TRUE(a.is_graph_output);
+  EXPECT_TRUE(graph->warnings.empty());
+
+  auto defaulted = loadOnnx(path);
+  ASSERT_TRUE(defaulted.hasValue());
+  ASSERT_FALSE(defaulted->warnings.empty());
+  EXPECT_NE(defaulted->warnings[0].find("N set to 1"), std::string::npos) << defaulted->warnings[0];
+  std::filesystem::remove(path);
+}
+
+TEST(OnnxLoader, SharedWeightsAndConstantsAreFolded) {
+  auto path = writeModel(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      shape = Constant <value = int64[2] {4, 4}> ()
+      w = ConstantOfShape <value = float[1] {0.5}> (shape)
+      h = MatMul(x, w)
+      y = MatMul(h, w)
+    })",
+                         "shared");
+  auto graph = loadOnnx(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  ASSERT_EQ(graph->nodes.size(), 2u);  // the two MatMuls; Constant and ConstantOfShape are weights
+  const TensorInfo& w = graph->tensors[graph->tensor_index.at("w")];
+  EXPECT_TRUE(w.is_weight);
+  EXPECT_EQ(w.consumers, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(graph->weightBytes(0), 64);
+  EXPECT_EQ(graph->nodes[0].folded, (std::vector<int>{1}));  // ConstantOfShape, at onnx index 1
+  std::filesystem::remove(path);
+}
+
+TEST(OnnxLoader, BadFilesAreNamed) {
+  auto dir = std::filesystem::temp_directory_path();
+  auto missing = loadOnnx(dir / "no-such-model.onnx");
+  ASSERT_FALSE(missing.hasValue());
+  EXPECT_EQ(missing.status().code(), StatusCode::IoError);
+  EXPECT_NE(missing.status().message().find("no-such-model.onnx"), std::string::npos);
+
+  auto text = dir / "onnx-loader-test-text.onnx";
+  std::ofstream(text) << "this is not an ONNX model\n";
+  auto not_onnx = loadOnnx(text);
+  ASSERT_FALSE(not_onnx.hasValue());
+  EXPECT_EQ(not_onnx.status().code(), StatusCode::InvalidInput);
+  EXPECT_NE(not_onnx.status().message().find("onnx-loader-test-text.onnx"), std::string::npos);
+
+  // A real model cut in half.
+  std::ifstream in(dataPath("models/resnet50_light.onnx"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto truncated = dir / "onnx-loader-test-truncated.onnx";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  auto cut = loadOnnx(truncated);
+  ASSERT_FALSE(cut.hasValue());
+  EXPECT_NE(cut.status().message().find("truncated"), std::string::npos) << cut.status().message();
+  std::filesystem::remove(text);
+  std::filesystem::remove(truncated);
+}
+
+TEST(OnnxLoader, DanglingInputsAndCyclesAreNamed) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2] x) => (float[2] y) {
+      a = Relu(x)
+      y = Add(a, x)
+    })")
+                  .IsOK());
+  auto path = std::filesystem::temp_directory_path() / "onnx-loader-test-bad.onnx";
+  auto save = [&] {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  };
+  model.mutable_graph()->mutable_node(1)->set_input(1, "ghost");
+  save();
+  auto dangling = loadOnnx(path);
+  ASSERT_FALSE(dangling.hasValue());
+  EXPECT_NE(dangling.status().message().find("'ghost'"), std::string::npos) << dangling.status().message();
+  EXPECT_NE(dangling.status().message().find("Add"), std::string::npos);
+
+  // Relu reads Add's output and Add reads Relu's: a cycle.
+  model.mutable_graph()->mutable_node(1)->set_input(1, "x");
+  model.mutable_graph()->mutable_node(0)->set_input(0, "y");
+  save();
+  auto cycle = loadOnnx(path);
+  ASSERT_FALSE(cycle.hasValue());
+  EXPECT_NE(cycle.status().message().find("cycle"), std::string::npos) << cycle.status().message();
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace placer::testing
