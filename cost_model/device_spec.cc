@@ -1,0 +1,392 @@
+// Reading, validating and writing device specifications, and the bundled presets.
+//
+// Validation reports the first problem in a fixed order (JSON syntax, duplicated fields, then the
+// top level, accelerators, cpus, link), each message naming the source and the field's JSON path.
+// The presets are compiled in as JSON text, identical to cost_model/presets/<name>.json (a test
+// checks that the two agree), and go through the same parser as a user's file.
+#include "cost_model/device_spec.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace placer {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct Preset {
+  std::string_view name;
+  std::string_view json;
+};
+
+// Each preset's text is byte for byte the file cost_model/presets/<name>.json.
+constexpr Preset kPresets[] = {
+    // 8 AMD EPYC 7742 cores (AMD datasheet: 2.25 GHz x 32 FP32 FLOP/cycle, 8 x DDR4-3200), no accelerators.
+    {"cpu-only-8", R"json({
+  "name": "8 CPU cores, no accelerators",
+  "comment": "CPU: eight cores of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s per core; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). No accelerators, hence no link.",
+  "accelerators": {"count": 0},
+  "cpus": {"count": 8, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10}
+}
+)json"},
+    // NVIDIA V100 SXM2 datasheet (15.7 TFLOP/s FP32, 900 GB/s); PCIe 3.0 x16; one Xeon E5-2698 v4 core.
+    {"dgx1-8xv100", R"json({
+  "name": "DGX-1: 8 x V100-SXM2 16 GB, host link PCIe 3.0 x16, 1 CPU core",
+  "comment": "Accelerators: NVIDIA V100 SXM2 16 GB datasheet: 15.7 TFLOP/s FP32, 900 GB/s HBM2. Link to the host: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of the DGX-1's Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate).",
+  "accelerators": {"count": 8, "memory": 17179869184, "peak_flops": 1.57e13, "memory_bandwidth": 9.0e11},
+  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10},
+  "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
+}
+)json"},
+    // NVIDIA V100 PCIe datasheet (14 TFLOP/s FP32, 900 GB/s); PCIe 3.0 x16; one Xeon E5-2698 v4 core.
+    {"pcie3-4x16gb", R"json({
+  "name": "4 x 16 GB accelerators (V100-PCIe-like) on PCIe 3.0 x16, 1 CPU core",
+  "comment": "Accelerators: NVIDIA V100 PCIe 16 GB datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2. Link: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate).",
+  "accelerators": {"count": 4, "memory": 17179869184, "peak_flops": 1.4e13, "memory_bandwidth": 9.0e11},
+  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10},
+  "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
+}
+)json"},
+    // NVIDIA A100 40GB PCIe datasheet (19.5 TFLOP/s FP32, 1,555 GB/s); PCIe 4.0 x16; one EPYC 7742 core.
+    {"pcie4-2xa100-40gb", R"json({
+  "name": "2 x A100 40 GB PCIe on PCIe 4.0 x16, 1 CPU core",
+  "comment": "Accelerators: NVIDIA A100 40 GB PCIe datasheet: 19.5 TFLOP/s FP32, 1,555 GB/s HBM2. Link: PCIe 4.0 x16 is 31.5 GB/s each way (16 GT/s x 16 lanes x 128b/130b), about 25 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate).",
+  "accelerators": {"count": 2, "memory": 42949672960, "peak_flops": 1.95e13, "memory_bandwidth": 1.555e12},
+  "cpus": {"count": 1, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10},
+  "link": {"bandwidth": 2.5e10, "latency": 1.0e-5}
+}
+)json"},
+};
+
+constexpr int kMaxCount = 4096;
+
+// "source:line:column" for a 0-based byte offset into text.
+std::string position(const std::string& text, std::size_t byte, const std::string& source) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception...] " tag and "parse error at line L, column C: "
+// prefix, which position() already says.
+std::string jsonErrorDetail(const std::string& what) {
+  std::string detail = what;
+  if (auto tag = detail.find("] "); detail.starts_with("[json.exception") && tag != std::string::npos)
+    detail = detail.substr(tag + 2);
+  if (detail.starts_with("parse error")) {
+    if (auto colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
+  }
+  return detail;
+}
+
+// Parses text, rejecting a field given twice in one object (nlohmann would keep the last silently).
+Expected<Json> parseJson(const std::string& text, const std::string& source) {
+  std::vector<std::set<std::string>> seen;  // keys of each open object, innermost last
+  std::vector<std::string> path;            // the key under which each open object sits
+  std::string current_key;
+  std::optional<std::string> duplicate;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        if (!seen.empty()) path.push_back(current_key);
+        seen.emplace_back();
+        break;
+      case Json::parse_event_t::object_end:
+        seen.pop_back();
+        if (!path.empty()) path.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        current_key = parsed.get<std::string>();
+        if (!seen.back().insert(current_key).second && !duplicate) {
+          std::string full;
+          for (const std::string& key : path)
+            full += key + ".";
+          duplicate = full + current_key;
+        }
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  Json root;
+  try {
+    root = Json::parse(text, callback);
+  } catch (const Json::parse_error& e) {
+    return invalidInput(position(text, e.byte == 0 ? 0 : e.byte - 1, source) +
+                        ": malformed JSON: " + jsonErrorDetail(e.what()));
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double
+    return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));
+  }
+  if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
+  return root;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// " (did you mean "x"?)" when a known name is within two edits of the given one.
+std::string suggestion(std::string_view given, const std::vector<std::string_view>& known) {
+  std::string_view best;
+  std::size_t best_distance = 3;
+  for (std::string_view name : known) {
+    if (std::size_t d = editDistance(given, name); d < best_distance) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? "" : " (did you mean \"" + std::string(best) + "\"?)";
+}
+
+// Validates one document; `source_` prefixes every message and fields are named by JSON path.
+class SpecReader {
+ public:
+  explicit SpecReader(std::string source) : source_(std::move(source)) {}
+
+  Expected<DeviceSpec> read(const Json& root) const {
+    if (!root.is_object())
+      return invalidInput(source_ + ": expected a JSON object at the top level (got " + root.type_name() +
+                          ")");
+    if (Status s = knownFields(root, "", {"name", "comment", "accelerators", "cpus", "link"}); !s) return s;
+
+    DeviceSpec spec;
+    spec.name = std::filesystem::path(source_).filename().string();
+    if (Status s = optionalString(root, "name", spec.name); !s) return s;
+    std::string comment;
+    if (Status s = optionalString(root, "comment", comment); !s) return s;
+
+    if (Status s = readAccelerators(root, spec.accelerators); !s) return s;
+    if (Status s = readCpus(root, spec.cpus); !s) return s;
+    if (Status s = readLink(root, spec.accelerators.count, spec.link); !s) return s;
+    if (spec.accelerators.count == 0 && spec.cpus.count == 0)
+      return invalidInput(source_ + ": no devices: accelerators.count and cpus.count are both 0");
+    return spec;
+  }
+
+ private:
+  Status readAccelerators(const Json& root, AcceleratorSpec& out) const {
+    const Json* section = nullptr;
+    if (Status s = findSection(root, "accelerators", true, "", section); !s) return s;
+    if (Status s =
+            knownFields(*section, "accelerators", {"count", "memory", "peak_flops", "memory_bandwidth"});
+        !s)
+      return s;
+    if (Status s = count(*section, "accelerators", out.count); !s) return s;
+    const std::string why = "accelerators.count is " + std::to_string(out.count);
+    const bool needed = out.count > 0;
+    if (Status s = figure(*section, "accelerators", "memory", needed, why, out.memory); !s) return s;
+    if (Status s = figure(*section, "accelerators", "peak_flops", needed, why, out.peak_flops); !s) return s;
+    return figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth);
+  }
+
+  Status readCpus(const Json& root, CpuSpec& out) const {
+    const Json* section = nullptr;
+    if (Status s = findSection(root, "cpus", true, "", section); !s) return s;
+    if (Status s = knownFields(*section, "cpus", {"count", "peak_flops", "memory_bandwidth"}); !s) return s;
+    if (Status s = count(*section, "cpus", out.count); !s) return s;
+    const std::string why = "cpus.count is " + std::to_string(out.count);
+    const bool needed = out.count > 0;
+    if (Status s = figure(*section, "cpus", "peak_flops", needed, why, out.peak_flops); !s) return s;
+    return figure(*section, "cpus", "memory_bandwidth", needed, why, out.memory_bandwidth);
+  }
+
+  Status readLink(const Json& root, int accelerators, LinkSpec& out) const {
+    const bool needed = accelerators > 0;
+    const Json* section = nullptr;
+    if (Status s = findSection(root, "link", needed, " (required when accelerators.count > 0)", section); !s)
+      return s;
+    if (section == nullptr) return Status::ok();
+    if (Status s = knownFields(*section, "link", {"bandwidth", "latency"}); !s) return s;
+    const std::string why = "accelerators.count is " + std::to_string(accelerators);
+    if (Status s = figure(*section, "link", "bandwidth", needed, why, out.bandwidth); !s) return s;
+    return figure(*section, "link", "latency", false, "", out.latency);
+  }
+
+  // Points `out` at root[key], or leaves it null when the optional section is absent.
+  Status findSection(const Json& root, const char* key, bool required, const std::string& why,
+                     const Json*& out) const {
+    auto it = root.find(key);
+    if (it == root.end()) {
+      if (required) return invalidInput(source_ + ": " + key + ": missing section" + why);
+      out = nullptr;
+      return Status::ok();
+    }
+    if (!it->is_object())
+      return invalidInput(source_ + ": " + key + " must be an object (got " + it->type_name() + ")");
+    out = &*it;
+    return Status::ok();
+  }
+
+  Status knownFields(const Json& object, const std::string& section,
+                     const std::vector<std::string_view>& known) const {
+    for (const auto& [key, value] : object.items()) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      return invalidInput(source_ + ": " + path(section, key) + ": unknown field" + suggestion(key, known) +
+                          "; known fields: " + joined(known));
+    }
+    return Status::ok();
+  }
+
+  Status optionalString(const Json& object, const char* key, std::string& out) const {
+    auto it = object.find(key);
+    if (it == object.end()) return Status::ok();
+    if (!it->is_string())
+      return invalidInput(source_ + ": " + key + " must be a string (got " + it->type_name() + ")");
+    out = it->get<std::string>();
+    return Status::ok();
+  }
+
+  // A required integer in 0..kMaxCount, written as such or as a number with no fraction.
+  Status count(const Json& section, const std::string& name, int& out) const {
+    const std::string field = path(name, "count");
+    auto it = section.find("count");
+    if (it == section.end()) return invalidInput(source_ + ": " + field + ": missing field");
+    if (!it->is_number())
+      return invalidInput(source_ + ": " + field + " must be a number (got " + it->type_name() + ")");
+    const double value = it->get<double>();
+    if (!(value >= 0 && value <= kMaxCount && value == std::floor(value)))
+      return invalidInput(source_ + ": " + field + " must be an integer in 0.." + std::to_string(kMaxCount) +
+                          " (got " + it->dump() + ")");
+    out = static_cast<int>(value);
+    return Status::ok();
+  }
+
+  // A finite number >= 0; when `needed` it must be present and > 0 (`why` says why), otherwise it
+  // defaults to 0.
+  Status figure(const Json& section, const std::string& name, const char* key, bool needed,
+                const std::string& why, double& out) const {
+    const std::string field = path(name, key);
+    auto it = section.find(key);
+    if (it == section.end()) {
+      if (needed) return invalidInput(source_ + ": " + field + ": missing field");
+      out = 0;
+      return Status::ok();
+    }
+    if (!it->is_number())
+      return invalidInput(source_ + ": " + field + " must be a number (got " + it->type_name() + ")");
+    const double value = it->get<double>();
+    if (!std::isfinite(value))
+      return invalidInput(source_ + ": " + field + " must be finite (got " + it->dump() + ")");
+    if (needed && !(value > 0))
+      return invalidInput(source_ + ": " + field + " must be positive since " + why + " (got " + it->dump() +
+                          ")");
+    if (value < 0)
+      return invalidInput(source_ + ": " + field + " must not be negative (got " + it->dump() + ")");
+    out = value;
+    return Status::ok();
+  }
+
+  static std::string path(const std::string& section, std::string_view key) {
+    return section.empty() ? std::string(key) : section + "." + std::string(key);
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+DeviceSet DeviceSpec::deviceSet() const {
+  return DeviceSet{accelerators.count, accelerators.memory, cpus.count};
+}
+
+double DeviceSpec::transferSeconds(double bytes) const {
+  assert(bytes >= 0 && "a transfer cannot move a negative number of bytes");
+  if (bytes <= 0) return link.latency;
+  if (link.bandwidth <= 0) return std::numeric_limits<double>::infinity();
+  return link.latency + bytes / link.bandwidth;
+}
+
+Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string& source_name) {
+  auto root = parseJson(text, source_name);
+  if (!root) return root.status();
+  return SpecReader(source_name).read(*root);
+}
+
+Expected<DeviceSpec> readDeviceSpec(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return ioError("cannot read " + path.string() + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return ioError("cannot read " + path.string());
+  return parseDeviceSpec(buffer.str(), path.string());
+}
+
+std::vector<std::string> devicePresetNames() {
+  std::vector<std::string> names;
+  for (const Preset& preset : kPresets)
+    names.emplace_back(preset.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Expected<DeviceSpec> devicePreset(std::string_view name) {
+  for (const Preset& preset : kPresets) {
+    if (preset.name != name) continue;
+    auto spec = parseDeviceSpec(std::string(preset.json), "device preset " + std::string(name));
+    if (!spec) return internalError("the bundled " + spec.status().message());
+    return spec;
+  }
+  std::vector<std::string_view> known;
+  for (const Preset& preset : kPresets)
+    known.push_back(preset.name);
+  std::sort(known.begin(), known.end());
+  return invalidInput("unknown device preset \"" + std::string(name) + "\"" + suggestion(name, known) +
+                      "; known presets: " + joined(known));
+}
+
+Json deviceSpecToJson(const DeviceSpec& spec) {
+  Json out;
+  out["name"] = spec.name;
+  out["accelerators"] = Json{{"count", spec.accelerators.count},
+                             {"memory", spec.accelerators.memory},
+                             {"peak_flops", spec.accelerators.peak_flops},
+                             {"memory_bandwidth", spec.accelerators.memory_bandwidth}};
+  out["cpus"] = Json{{"count", spec.cpus.count},
+                     {"peak_flops", spec.cpus.peak_flops},
+                     {"memory_bandwidth", spec.cpus.memory_bandwidth}};
+  out["link"] = Json{{"bandwidth", spec.link.bandwidth}, {"latency", spec.link.latency}};
+  return out;
+}
+
+}  // namespace placer

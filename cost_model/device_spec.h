@@ -1,0 +1,98 @@
+// Device specifications: the hardware a placement is computed for, as the cost model needs it.
+//
+// A DeviceSpec says how many accelerators and CPU cores there are, how fast each computes and moves
+// data, how much memory an accelerator holds, and what a transfer over the accelerator <-> host link
+// costs. The cost model turns operator FLOPs and bytes into the paper's per-node times p_acc and
+// p_cpu and per-tensor transfer costs c_u (Tarnawski et al. 2020, §3); deviceSet() gives the
+// solvers' view (k accelerators with memory M each, l CPU cores).
+//
+// The JSON format (all figures are plain SI units: bytes, FLOP/s, bytes/s, seconds):
+//
+//   {"name": "4 x 16 GB accelerators on PCIe 3.0 x16, 1 CPU core",
+//    "comment": "free text, e.g. where the figures come from",
+//    "accelerators": {"count": 4,                    // integer, 0..4096
+//                     "memory": 17179869184,         // bytes of device memory, each
+//                     "peak_flops": 1.4e13,          // FLOP/s, each
+//                     "memory_bandwidth": 9.0e11},   // bytes/s to its own memory, each
+//    "cpus": {"count": 1,                            // integer, 0..4096: CPU cores
+//             "peak_flops": 7.04e10,                 // FLOP/s per core
+//             "memory_bandwidth": 1.2e10},           // bytes/s per core
+//    "link": {"bandwidth": 1.2e10,                   // bytes/s between an accelerator and the host
+//             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
+//
+// (JSON has no comments; they are here for the reader.) Rules, each broken one reported with the
+// file and the field's path ("d.json: accelerators.memory: missing field"):
+//   - "name" (string) is optional and defaults to the file name; "comment" (string) is optional and
+//     ignored; any other unknown or duplicated field is an error, so a typo is never ignored.
+//   - "accelerators" and "cpus" are required; "link" is required when accelerators.count > 0.
+//   - Every figure is a finite number >= 0. When a section's count is 0 its other fields may be
+//     left out (they default to 0); when it is > 0 they are required and must be > 0, and so is
+//     link.bandwidth when accelerators.count > 0. link.latency may be 0.
+//   - There must be at least one device.
+//
+// Bundled presets (devicePreset, and the same files in cost_model/presets/ to copy and edit) give
+// real hardware figures; kDefaultDevicePreset is the default.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+
+namespace placer {
+
+struct AcceleratorSpec {
+  int count = 0;
+  double memory = 0;            // bytes, each
+  double peak_flops = 0;        // FLOP/s, each
+  double memory_bandwidth = 0;  // bytes/s, each
+  bool operator==(const AcceleratorSpec&) const = default;
+};
+
+struct CpuSpec {
+  int count = 0;                // cores
+  double peak_flops = 0;        // FLOP/s per core
+  double memory_bandwidth = 0;  // bytes/s per core
+  bool operator==(const CpuSpec&) const = default;
+};
+
+struct LinkSpec {
+  double bandwidth = 0;  // accelerator <-> host, bytes/s
+  double latency = 0;    // seconds per transfer
+  bool operator==(const LinkSpec&) const = default;
+};
+
+struct DeviceSpec {
+  std::string name;
+  AcceleratorSpec accelerators;
+  CpuSpec cpus;
+  LinkSpec link;
+
+  // The solvers' view: {accelerators.count, accelerators.memory, cpus.count}.
+  DeviceSet deviceSet() const;
+  // latency + bytes / bandwidth: the paper's c_u for a tensor of that many bytes. A spec without
+  // accelerators may have no link (bandwidth 0); then any non-empty transfer costs +infinity.
+  double transferSeconds(double bytes) const;
+
+  bool operator==(const DeviceSpec&) const = default;
+};
+
+// Parses and validates a spec; source_name prefixes every message and is the default name.
+Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string& source_name);
+// Reads and parses a spec file; an unreadable file is an IoError naming the path.
+Expected<DeviceSpec> readDeviceSpec(const std::filesystem::path& path);
+
+// The bundled presets' names, sorted.
+std::vector<std::string> devicePresetNames();
+// A bundled preset; an unknown name is InvalidInput listing the known ones.
+Expected<DeviceSpec> devicePreset(std::string_view name);
+inline constexpr std::string_view kDefaultDevicePreset = "pcie3-4x16gb";
+
+// The spec in the JSON format above (every field written); parseDeviceSpec reads it back equal.
+nlohmann::ordered_json deviceSpecToJson(const DeviceSpec& spec);
+
+}  // namespace placer
