@@ -1,0 +1,60 @@
+// Roofline operator costs: how much arithmetic and memory traffic one ONNX operator needs, and how
+// long that takes on a device with a given peak FLOP rate and memory bandwidth. These are the
+// per-operator times p_acc / p_cpu of Tarnawski et al. 2020, §3 (the paper takes them as given; we
+// estimate them with the roofline model of Williams et al. 2009).
+//
+// estimateWork() is a pure function of shapes and attributes; it never sees ONNX headers (the ONNX
+// loader fills OpShapeInfo). Units: flops in floating-point operations (a multiply-accumulate counts
+// 2, a bias add 1 per output element), macs in multiply-accumulates, bytes in bytes (elements of a
+// tensor × its element size, each input read once and each output written once; views move
+// nothing). rooflineSeconds() returns seconds:
+//   t = max(flops / peak_flops, (bytes_read + bytes_written) / memory_bandwidth),
+// +inf when the device has no compute or no bandwidth. cost_model/README.md lists every formula.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+using Shape = std::vector<std::int64_t>;  // static dims; a scalar is {}; a negative dim means unknown
+
+// One operator as the ONNX loader sees it: op type, shapes after shape inference, element sizes and
+// the integer/float attributes the formulas read.
+struct OpShapeInfo {
+  std::string op_type;                       // ONNX op type, e.g. "Conv"
+  std::string domain;                        // "" or "ai.onnx" for the default domain
+  std::vector<std::optional<Shape>> inputs;  // nullopt: unknown shape or omitted optional input
+  std::vector<std::optional<Shape>> outputs;
+  std::vector<int> input_element_bytes, output_element_bytes;       // per tensor, same length as above
+  std::map<std::string, std::vector<std::int64_t>> int_attributes;  // "group" -> {1}, "kernel_shape" -> {3,3}
+  std::map<std::string, double> float_attributes;
+  std::vector<bool> input_is_weight;  // same length as inputs; weights are read from device memory too
+};
+
+struct OpWork {
+  double flops = 0;          // floating-point operations (a multiply-accumulate counts 2)
+  double macs = 0;           // multiply-accumulates (for matrix ops; 0 otherwise)
+  double bytes_read = 0;     // input tensors read once (weights included)
+  double bytes_written = 0;  // output tensors written once
+  bool estimated = true;     // false when shapes were missing and a fallback was used
+  std::string note;          // why, when estimated == false ("; "-separated reasons)
+};
+
+// The arithmetic and memory traffic of one operator (formulas in cost_model/README.md). Never fails:
+// an op type without a formula or missing shapes give a fallback with estimated == false and a note.
+OpWork estimateWork(const OpShapeInfo& op);
+
+struct RooflineDevice {
+  double peak_flops = 0;        // FLOP/s
+  double memory_bandwidth = 0;  // bytes/s
+};
+
+// max(flops / peak_flops, (bytes_read + bytes_written) / memory_bandwidth) in seconds; +inf if
+// peak_flops or memory_bandwidth is not positive (the device cannot run the operator at all).
+double rooflineSeconds(const OpWork& work, const RooflineDevice& device);
+
+}  // namespace placer
