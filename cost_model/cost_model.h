@@ -1,0 +1,65 @@
+// Cost models: how long an operator takes per sample on an accelerator and on one CPU core, and the
+// conversion of a loaded model into the placement problem (Tarnawski et al. 2020, §3).
+//
+// A CostModel answers per node; models stack (a profile table in front of the roofline estimate,
+// say) by returning nullopt for nodes they do not know. annotate() then builds the Problem: one
+// node per operator with p_acc, p_cpu and the bytes of the weights it holds; one net per tensor,
+// paid once per device boundary, costing the link's transfer time for the tensor's bytes; and a
+// colocation class for operators that read the same large weight (they must share it).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cost_model/device_spec.h"
+#include "cost_model/roofline.h"
+#include "onnx_io/onnx_model.h"
+#include "passes/problem.h"
+
+namespace placer {
+
+struct NodeTimes {
+  double accelerator = 0;  // seconds per sample; +inf when the accelerator cannot run the node
+  double cpu = 0;          // seconds per sample on one CPU core
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  virtual std::string_view name() const = 0;
+  // nullopt: this model has no estimate for the node (the next model in a stack answers).
+  virtual std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
+                                            const DeviceSpec& devices) const = 0;
+};
+
+// The shapes, element sizes and attributes of one operator, for the roofline formulas.
+OpShapeInfo shapeInfo(const OnnxGraph& graph, int node);
+
+// Roofline estimate (cost_model/README.md): max(FLOPs / peak FLOP/s, bytes moved / memory
+// bandwidth) on each kind of device. Answers every node.
+class RooflineCostModel : public CostModel {
+ public:
+  std::string_view name() const override { return "roofline"; }
+  std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
+                                    const DeviceSpec& devices) const override;
+};
+
+struct AnnotateOptions {
+  // Operators reading the same weight of at least this many bytes are colocated (the weight lives on
+  // one device); smaller shared constants (shapes, masks) are duplicated into each stage instead.
+  double colocate_weight_bytes = 1 << 20;
+};
+
+struct Annotation {
+  Problem problem;                    // vertex i is graph.nodes[i]; members = {i}
+  std::vector<std::string> warnings;  // tensors without a static size
+};
+
+// `models` are asked in order; the first answer counts. Fails if no model answers for a node.
+Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
+                              const std::vector<const CostModel*>& models,
+                              const AnnotateOptions& options = {});
+
+}  // namespace placer

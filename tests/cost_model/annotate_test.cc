@@ -1,0 +1,132 @@
+// From a loaded ONNX model to the placement problem: roofline totals against published figures,
+// weights held once, colocation of shared weights, transfers per tensor, and a full DP placement.
+#include "cost_model/cost_model.h"
+
+#include <gtest/gtest.h>
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "solvers/evaluate.h"
+#include "tests/test_util.h"
+
+namespace placer::testing {
+namespace {
+
+OnnxGraph load(const std::string& model) {
+  auto graph = loadOnnx(dataPath("models/" + model));
+  EXPECT_TRUE(graph.hasValue()) << graph.status().message();
+  return graph.hasValue() ? std::move(*graph) : OnnxGraph{};
+}
+
+double totalMacs(const OnnxGraph& graph) {
+  double macs = 0;
+  for (int v = 0; v < static_cast<int>(graph.nodes.size()); ++v)
+    macs += estimateWork(shapeInfo(graph, v)).macs;
+  return macs;
+}
+
+TEST(Annotate, ResNet50IsFourPointOneGigaMacs) {
+  // The published figure for ResNet-50 at 224x224: about 4.1 G multiply-accumulates per image.
+  for (const char* model : {"resnet50_light.onnx", "light_resnet50.onnx"}) {
+    EXPECT_NEAR(totalMacs(load(model)) / 1e9, 4.1, 0.05 * 4.1) << model;
+  }
+}
+
+TEST(Annotate, ProblemMirrorsTheModel) {
+  OnnxGraph graph = load("resnet50_light.onnx");
+  DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
+  RooflineCostModel roofline;
+  auto annotated = annotate(graph, spec, {&roofline});
+  ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
+  const Problem& p = annotated->problem;
+  ASSERT_EQ(boost::num_vertices(p.graph), graph.nodes.size());
+  EXPECT_EQ(p.devices.accelerators, spec.accelerators.count);
+  double memory = 0, weights = 0;
+  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
+    memory += p.graph[v].memory;
+    EXPECT_GE(p.graph[v].p_acc, 0) << p.graph[v].name;
+    if (p.graph[v].op_type == "Conv") {
+      EXPECT_LT(p.graph[v].p_acc, p.graph[v].p_cpu) << p.graph[v].name << ": accelerators are faster";
+    }
+    if (p.graph[v].op_type == "Flatten") {
+      EXPECT_EQ(p.graph[v].p_acc, 0) << "views move no data";
+    }
+  }
+  for (const TensorInfo& t : graph.tensors) {
+    if (t.is_weight && !t.consumers.empty()) weights += *t.bytes();
+  }
+  EXPECT_DOUBLE_EQ(memory, weights);
+  // One net per produced tensor, costing the link time of its bytes.
+  for (const Net& net : p.nets) {
+    const OnnxNode& producer = graph.nodes[net.source];
+    bool matched = false;
+    for (int t : producer.outputs) {
+      if (t >= 0 && std::abs(spec.transferSeconds(*graph.tensors[t].bytes()) - net.cost) < 1e-15)
+        matched = true;
+    }
+    EXPECT_TRUE(matched) << producer.name;
+  }
+}
+
+TEST(Annotate, ReadersOfALargeSharedWeightAreColocated) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 512] x) => (float[2, 512] y) {
+      shape = Constant <value = int64[2] {512, 512}> ()
+      w = ConstantOfShape <value = float[1] {0.5}> (shape)
+      h = MatMul(x, w)
+      r = Relu(h)
+      y = MatMul(r, w)
+    })")
+                  .IsOK());
+  auto path = std::filesystem::temp_directory_path() / "annotate-test-shared.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
+  RooflineCostModel roofline;
+  auto shared = annotate(*graph, spec, {&roofline});  // w is 1 MiB: colocated, held once
+  ASSERT_TRUE(shared.hasValue());
+  const OpGraph& g = shared->problem.graph;
+  ASSERT_TRUE(g[0].colocation.has_value());
+  EXPECT_EQ(g[0].colocation, g[2].colocation);
+  EXPECT_FALSE(g[1].colocation.has_value());
+  EXPECT_DOUBLE_EQ(g[0].memory + g[1].memory + g[2].memory, 512 * 512 * 4);
+
+  AnnotateOptions copy_small;
+  copy_small.colocate_weight_bytes = 2 << 20;  // w is below this: copied into each reader's stage
+  auto copied = annotate(*graph, spec, {&roofline}, copy_small);
+  ASSERT_TRUE(copied.hasValue());
+  EXPECT_FALSE(copied->problem.graph[0].colocation.has_value());
+  EXPECT_DOUBLE_EQ(copied->problem.graph[0].memory, 512 * 512 * 4);
+  EXPECT_DOUBLE_EQ(copied->problem.graph[2].memory, 512 * 512 * 4);
+}
+
+TEST(Annotate, EveryBundledModelPlacesOnEveryDeviceCount) {
+  RooflineCostModel roofline;
+  for (const char* model : {"resnet50_light.onnx", "bert_base_l3_light.onnx", "mobilenet_v2_light.onnx",
+                            "light_squeezenet.onnx", "vgg16_light.onnx"}) {
+    OnnxGraph graph = load(model);
+    for (int accelerators : {2, 3, 6}) {
+      DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
+      spec.accelerators.count = accelerators;
+      auto annotated = annotate(graph, spec, {&roofline});
+      ASSERT_TRUE(annotated.hasValue()) << model;
+      auto outcome = runPipeline(annotated->problem, pipelineFor("dp"));
+      ASSERT_TRUE(outcome.hasValue()) << model << ": " << outcome.status().message();
+      EXPECT_TRUE(verify(outcome->problem, outcome->solve.placement).isOk()) << model;
+      EXPECT_EQ(outcome->solve.status, SolveStatus::Optimal) << model;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace placer::testing
