@@ -288,6 +288,45 @@ nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& 
   return out;
 }
 
+Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  std::vector<const Net*> net_of(n, nullptr);
+  for (const Net& net : problem.nets) {
+    if (net_of[net.source]) {
+      return invalidInput(describeNode(g, net.source) +
+                          " sends several outputs; subdivide the problem before exporting it");
+    }
+    net_of[net.source] = &net;
+  }
+  int next_class = 0;
+  for (Vertex v = 0; v < n; ++v) {
+    if (g[v].colocation) next_class = std::max(next_class, *g[v].colocation + 1);
+  }
+  nlohmann::ordered_json out;
+  out["maxSizePerFPGA"] = problem.devices.memory;
+  out["maxFPGAs"] = problem.devices.accelerators;
+  out["maxCPUs"] = problem.devices.cpus;
+  out["nodes"] = nlohmann::ordered_json::array();
+  for (Vertex v = 0; v < n; ++v) {
+    const OpNode& node = g[v];
+    out["nodes"].push_back({{"name", node.name},
+                            {"id", v},
+                            {"supportedOnFpga", node.supportedOnAccelerator() ? 1 : 0},
+                            {"cpuLatency", node.p_cpu},
+                            {"fpgaLatency", node.supportedOnAccelerator() ? node.p_acc : 0.0},
+                            {"isBackwardNode", node.backward ? 1 : 0},
+                            {"colorClass", node.colocation ? *node.colocation : next_class++},
+                            {"size", node.memory}});
+  }
+  out["edges"] = nlohmann::ordered_json::array();
+  for (Vertex v = 0; v < n; ++v) {
+    if (!net_of[v]) continue;
+    for (Vertex s : net_of[v]->sinks) out["edges"].push_back({{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}});
+  }
+  return out;
+}
+
 Expected<std::vector<int>> parseSplit(const std::string& text, const std::string& source,
                                       const Problem& problem) {
   auto parsed = parseJson(text, source);

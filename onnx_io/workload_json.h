@@ -29,6 +29,11 @@ Expected<Problem> readWorkload(const std::filesystem::path& path);
 nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& placement,
                                        const Evaluation& evaluation);
 
+// The problem in the workload format, so other tools (and `partition`) can solve it. Node ids are
+// vertex indices; every node must have at most one outgoing net (run the subdivide pass first), whose
+// cost becomes the cost of each of its edges. Fails when a node has several nets.
+Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem);
+
 // Reads a split in the output format (loads ignored) and returns a device per vertex. Nodes the
 // split leaves out get the device of their colocation class, as for expert splits of training
 // graphs that list forward nodes only; anything else left out is an error.

@@ -1,5 +1,6 @@
 // onnx-placer command line: argument parsing and output, nothing else. The work is done by the
 // libraries (onnx_io for files, passes for the pipeline, solvers for the search).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,18 +15,21 @@
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "solvers/evaluate.h"
+#include "tools/cli_common.h"
+#include "tools/model_commands.h"
 
-namespace placer {
+namespace placer::cli {
 namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-// Exit codes, documented in --help.
-enum Exit : int { kOk = 0, kBadInput = 1, kUsage = 2, kInfeasible = 3, kFailure = 4 };
-
 const char* kMainHelp = R"(onnx-placer: place the operators of a DNN graph on accelerators and CPUs
 
 Usage:
+  onnx-placer place MODEL.onnx [options]          optimal pipelined placement of an ONNX model
+  onnx-placer inspect MODEL.onnx [options]        operators, weights, FLOPs, shapes of a model
+  onnx-placer export-workload MODEL.onnx [options]
+                                                  the model's placement problem as a workload
   onnx-placer partition WORKLOAD.json [options]   optimal pipelined placement of a workload
   onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
                                                   max-load of a given placement
@@ -77,150 +81,6 @@ Options:
   -o, --output OUT.json   write the result here instead of standard output
   -q, --quiet             no summary on standard error
 )";
-
-struct Args {
-  std::string command;
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> values;
-  std::map<std::string, bool> flags;
-};
-
-struct OptionSpec {
-  std::string name;
-  bool takes_value;
-};
-
-int usageError(const std::string& message, const std::string& help_topic) {
-  std::cerr << "onnx-placer: " << message << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
-            << help_topic << "')\n";
-  return kUsage;
-}
-
-// Parses "--name value", "--name=value" and flags against the command's option list.
-std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<OptionSpec>& specs,
-                                     Args& args) {
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "-o") arg = "--output";
-    if (arg == "-q") arg = "--quiet";
-    if (arg.rfind("--", 0) != 0 || arg == "--") {
-      if (arg.size() > 1 && arg[0] == '-') return "unknown option '" + arg + "'";
-      args.positional.push_back(arg);
-      continue;
-    }
-    std::string name = arg.substr(2), value;
-    bool has_inline = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_inline = true;
-    }
-    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
-    if (spec == specs.end()) return "unknown option '--" + name + "'";
-    if (!spec->takes_value) {
-      if (has_inline) return "option '--" + name + "' takes no value";
-      args.flags[name] = true;
-      continue;
-    }
-    if (!has_inline) {
-      if (i + 1 >= argc) return "option '--" + name + "' needs a value";
-      value = argv[++i];
-    }
-    if (args.values.count(name)) return "option '--" + name + "' given twice";
-    args.values[name] = value;
-  }
-  return std::nullopt;
-}
-
-std::optional<long long> parseInteger(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    long long v = std::stoll(text, &used);
-    if (used != text.size()) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-std::optional<double> parseNumber(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    double v = std::stod(text, &used);
-    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-int exitCodeFor(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::Ok:
-      return kOk;
-    case StatusCode::InvalidInput:
-    case StatusCode::IoError:
-      return kBadInput;
-    case StatusCode::Infeasible:
-      return kInfeasible;
-    default:
-      return kFailure;
-  }
-}
-
-int fail(const Status& status) {
-  const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
-  std::cerr << "onnx-placer: " << kind << status.message() << "\n";
-  return exitCodeFor(status);
-}
-
-// --overlap, --accelerators, --cpus, --memory: parsed before any file is read, applied after.
-struct DeviceOverrides {
-  std::optional<Overlap> overlap;
-  std::optional<int> accelerators, cpus;
-  std::optional<double> memory;
-
-  void applyTo(Problem& problem) const {
-    if (overlap) problem.objective.overlap = *overlap;
-    if (accelerators) problem.devices.accelerators = *accelerators;
-    if (cpus) problem.devices.cpus = *cpus;
-    if (memory) problem.devices.memory = *memory;
-  }
-};
-
-std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out) {
-  if (auto it = args.values.find("overlap"); it != args.values.end()) {
-    static const std::map<std::string, Overlap> modes{
-        {"none", Overlap::None}, {"max", Overlap::Max}, {"duplex", Overlap::Duplex}};
-    auto mode = modes.find(it->second);
-    if (mode == modes.end()) return "--overlap must be none, max or duplex (got '" + it->second + "')";
-    out.overlap = mode->second;
-  }
-  for (auto [key, target] : {std::pair{"accelerators", &out.accelerators}, std::pair{"cpus", &out.cpus}}) {
-    if (auto it = args.values.find(key); it != args.values.end()) {
-      auto v = parseInteger(it->second);
-      if (!v || *v < 0 || *v > 4096) {
-        return std::string("--") + key + " must be an integer from 0 to 4096 (got '" + it->second + "')";
-      }
-      *target = static_cast<int>(*v);
-    }
-  }
-  if (auto it = args.values.find("memory"); it != args.values.end()) {
-    auto v = parseNumber(it->second);
-    if (!v || *v < 0) return "--memory must be a non-negative number of bytes (got '" + it->second + "')";
-    out.memory = *v;
-  }
-  return std::nullopt;
-}
-
-Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
-  if (auto it = args.values.find("output"); it != args.values.end()) {
-    return writeFileAtomically(it->second, text, inputs);
-  }
-  std::cout << text;
-  std::cout.flush();
-  return Status::ok();
-}
 
 int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
@@ -323,59 +183,72 @@ int runEvaluate(const Args& args) {
   return violations.empty() ? kOk : kInfeasible;
 }
 
+struct Command {
+  const char* name;
+  const char* help;
+  std::vector<OptionSpec> options;
+  int (*run)(const Args&);
+};
+
+std::vector<Command> commands() {
+  const std::vector<OptionSpec> device_options{{"overlap", true}, {"accelerators", true}, {"cpus", true},
+                                               {"memory", true},  {"output", true},       {"quiet", false},
+                                               {"help", false}};
+  std::vector<OptionSpec> partition = device_options;
+  partition.insert(partition.end(), {{"algorithm", true},
+                                     {"pipeline", true},
+                                     {"max-ideals", true},
+                                     {"verify-each", false},
+                                     {"log", false}});
+  std::vector<OptionSpec> evaluate = device_options;
+  evaluate.push_back({"split", true});
+  return {{"partition", kPartitionHelp, partition, runPartition},
+          {"evaluate", kEvaluateHelp, evaluate, runEvaluate},
+          {"place", kPlaceHelp, placeOptions(), runPlace},
+          {"inspect", kInspectHelp, inspectOptions(), runInspect},
+          {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload}};
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kMainHelp;
     return kUsage;
   }
-  const std::string command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::string topic = argc > 2 ? argv[2] : "";
-    if (topic == "partition")
-      std::cout << kPartitionHelp;
-    else if (topic == "evaluate")
-      std::cout << kEvaluateHelp;
-    else if (topic.empty())
+  const std::string name = argv[1];
+  const std::vector<Command> table = commands();
+  auto find = [&](const std::string& wanted) {
+    return std::find_if(table.begin(), table.end(), [&](const Command& c) { return wanted == c.name; });
+  };
+  if (name == "--help" || name == "-h" || name == "help") {
+    const std::string topic = argc > 2 ? argv[2] : "";
+    if (topic.empty()) {
       std::cout << kMainHelp;
-    else
-      return usageError("no help for '" + topic + "'", "");
+      return kOk;
+    }
+    auto command = find(topic);
+    if (command == table.end()) return usageError("no help for '" + topic + "'", "");
+    std::cout << command->help;
     return kOk;
   }
-  if (command == "--version") {
+  if (name == "--version") {
     std::cout << "onnx-placer " << kVersion << "\n";
     return kOk;
   }
-  const std::vector<OptionSpec> common{{"overlap", true}, {"accelerators", true}, {"cpus", true},
-                                       {"memory", true},  {"output", true},       {"quiet", false},
-                                       {"help", false}};
-  std::vector<OptionSpec> specs = common;
-  const char* help = nullptr;
-  if (command == "partition") {
-    specs.insert(specs.end(), {{"algorithm", true},
-                               {"pipeline", true},
-                               {"max-ideals", true},
-                               {"verify-each", false},
-                               {"log", false}});
-    help = kPartitionHelp;
-  } else if (command == "evaluate") {
-    specs.push_back({"split", true});
-    help = kEvaluateHelp;
-  } else {
-    return usageError("unknown command '" + command + "'", "");
-  }
+  auto command = find(name);
+  if (command == table.end()) return usageError("unknown command '" + name + "'", "");
   Args args;
-  args.command = command;
-  if (auto error = parseArgs(argc, argv, specs, args)) return usageError(*error, command);
+  args.command = name;
+  if (auto error = parseArgs(argc, argv, command->options, args)) return usageError(*error, name);
   if (args.flags.count("help")) {
-    std::cout << help;
+    std::cout << command->help;
     return kOk;
   }
-  return command == "partition" ? runPartition(args) : runEvaluate(args);
+  return command->run(args);
 }
 
 }  // namespace
-}  // namespace placer
+}  // namespace placer::cli
 
 int main(int argc, char** argv) {
-  return placer::run(argc, argv);
+  return placer::cli::run(argc, argv);
 }

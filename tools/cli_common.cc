@@ -1,0 +1,140 @@
+#include "tools/cli_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "onnx_io/workload_json.h"
+
+namespace placer::cli {
+
+int usageError(const std::string& message, const std::string& help_topic) {
+  std::cerr << "onnx-placer: " << message << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
+            << help_topic << "')\n";
+  return kUsage;
+}
+
+// Parses "--name value", "--name=value" and flags against the command's option list.
+std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<OptionSpec>& specs,
+                                     Args& args) {
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-o") arg = "--output";
+    if (arg == "-q") arg = "--quiet";
+    if (arg.rfind("--", 0) != 0 || arg == "--") {
+      if (arg.size() > 1 && arg[0] == '-') return "unknown option '" + arg + "'";
+      args.positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    bool has_inline = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_inline = true;
+    }
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == specs.end()) return "unknown option '--" + name + "'";
+    if (!spec->takes_value) {
+      if (has_inline) return "option '--" + name + "' takes no value";
+      args.flags[name] = true;
+      continue;
+    }
+    if (!has_inline) {
+      if (i + 1 >= argc) return "option '--" + name + "' needs a value";
+      value = argv[++i];
+    }
+    if (spec->repeatable) {
+      args.repeated[name].push_back(value);
+      continue;
+    }
+    if (args.values.count(name)) return "option '--" + name + "' given twice";
+    args.values[name] = value;
+  }
+  return std::nullopt;
+}
+
+std::optional<long long> parseInteger(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used != text.size()) return std::nullopt;
+    return v;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::optional<double> parseNumber(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+int exitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::Ok:
+      return kOk;
+    case StatusCode::InvalidInput:
+    case StatusCode::IoError:
+      return kBadInput;
+    case StatusCode::Infeasible:
+      return kInfeasible;
+    default:
+      return kFailure;
+  }
+}
+
+int fail(const Status& status) {
+  const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
+  std::cerr << "onnx-placer: " << kind << status.message() << "\n";
+  return exitCodeFor(status);
+}
+
+void DeviceOverrides::applyTo(Problem& problem) const {
+  if (overlap) problem.objective.overlap = *overlap;
+  if (accelerators) problem.devices.accelerators = *accelerators;
+  if (cpus) problem.devices.cpus = *cpus;
+  if (memory) problem.devices.memory = *memory;
+}
+
+std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out) {
+  if (auto it = args.values.find("overlap"); it != args.values.end()) {
+    static const std::map<std::string, Overlap> modes{
+        {"none", Overlap::None}, {"max", Overlap::Max}, {"duplex", Overlap::Duplex}};
+    auto mode = modes.find(it->second);
+    if (mode == modes.end()) return "--overlap must be none, max or duplex (got '" + it->second + "')";
+    out.overlap = mode->second;
+  }
+  for (auto [key, target] : {std::pair{"accelerators", &out.accelerators}, std::pair{"cpus", &out.cpus}}) {
+    if (auto it = args.values.find(key); it != args.values.end()) {
+      auto v = parseInteger(it->second);
+      if (!v || *v < 0 || *v > 4096) {
+        return std::string("--") + key + " must be an integer from 0 to 4096 (got '" + it->second + "')";
+      }
+      *target = static_cast<int>(*v);
+    }
+  }
+  if (auto it = args.values.find("memory"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || *v < 0) return "--memory must be a non-negative number of bytes (got '" + it->second + "')";
+    out.memory = *v;
+  }
+  return std::nullopt;
+}
+
+Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
+  if (auto it = args.values.find("output"); it != args.values.end()) {
+    return writeFileAtomically(it->second, text, inputs);
+  }
+  std::cout << text;
+  std::cout.flush();
+  return Status::ok();
+}
+
+}  // namespace placer::cli

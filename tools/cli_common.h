@@ -1,0 +1,55 @@
+// Shared pieces of the onnx-placer command line: option parsing, exit codes, error reporting,
+// device overrides and output. Argument handling only; the work is done by the libraries.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/problem.h"
+#include "passes/status.h"
+
+namespace placer::cli {
+
+// Exit codes, documented in --help.
+enum Exit : int { kOk = 0, kBadInput = 1, kUsage = 2, kInfeasible = 3, kFailure = 4 };
+
+struct Args {
+  std::string command;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;                 // last value of a single-valued option
+  std::map<std::string, std::vector<std::string>> repeated;  // every value of a repeatable option
+  std::map<std::string, bool> flags;
+};
+
+struct OptionSpec {
+  std::string name;
+  bool takes_value;
+  bool repeatable = false;
+};
+
+// Prints the message and a pointer to the command's help; returns kUsage.
+int usageError(const std::string& message, const std::string& help_topic);
+// Parses "--name value", "--name=value", flags, -o and -q; nullopt on success, else the problem.
+std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<OptionSpec>& specs, Args& args);
+std::optional<long long> parseInteger(const std::string& text);
+std::optional<double> parseNumber(const std::string& text);
+int exitCodeFor(const Status& status);
+// Prints "onnx-placer: error: ..." (or "infeasible: ...") and returns the matching exit code.
+int fail(const Status& status);
+
+// --overlap, --accelerators, --cpus, --memory: parsed before any file is read, applied after.
+struct DeviceOverrides {
+  std::optional<Overlap> overlap;
+  std::optional<int> accelerators, cpus;
+  std::optional<double> memory;
+  void applyTo(Problem& problem) const;
+};
+std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
+
+// Writes text to --output atomically (never over an input), or to standard output.
+Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs);
+
+}  // namespace placer::cli

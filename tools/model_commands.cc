@@ -1,0 +1,315 @@
+#include "tools/model_commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cost_model/cost_model.h"
+#include "onnx_io/onnx_model.h"
+#include "onnx_io/plan_builder.h"
+#include "onnx_io/workload_json.h"
+#include "passes/partition.h"
+#include "passes/pass_manager.h"
+#include "passes/subdivide.h"
+#include "solvers/evaluate.h"
+
+namespace placer::cli {
+
+const char* const kPlaceHelp = R"(Usage: onnx-placer place MODEL.onnx [options]
+
+Loads an ONNX model, estimates every operator's time on the devices (roofline model: FLOPs and bytes
+from the inferred shapes against each device's peak FLOP/s and memory bandwidth), finds the
+placement with the lowest max-load (time per sample of the slowest pipeline stage), and reports it.
+
+Options:
+  --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
+                          name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
+                          pcie3-4x16gb, pcie4-2xa100-40gb)
+  --accelerators K, --cpus L, --memory BYTES
+                          override the device specification's counts and accelerator memory
+  --objective throughput  what to optimise (throughput is the only objective so far)
+  --algorithm dp|dpl      exact DP (default) or the linearised DP
+  --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --report REPORT.json    write the report (per-device load, memory, communication, objective,
+                          solver runtime) here (atomically) instead of standard output
+  --max-ideals N          give up when the graph has more than N ideals (default 4000000)
+  -q, --quiet             no progress or summary on standard error
+)";
+
+const char* const kInspectHelp = R"(Usage: onnx-placer inspect MODEL.onnx [options]
+
+Prints what onnx-placer sees in a model: operators, op-type histogram, weights, FLOPs and
+multiply-accumulates (roofline formulas), tensors without a static shape, and loader warnings.
+
+Options:
+  --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --json                  machine-readable output
+)";
+
+const char* const kExportWorkloadHelp =
+    R"(Usage: onnx-placer export-workload MODEL.onnx -o WORKLOAD.json [options]
+
+Writes the placement problem of a model in the workload format of Tarnawski et al. (the format
+`partition` reads), so the same problem can be solved by `partition` or by other tools. Times are in
+seconds, sizes in bytes; an operator with several outputs gets one zero-cost node per output,
+colocated with it, so each tensor's transfer is still paid once.
+
+Options:
+  -o, --output WORKLOAD.json   where to write (atomically; default: standard output)
+  --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE   as for place
+)";
+
+namespace {
+
+const std::vector<OptionSpec> kModelOptions{{"devices", true}, {"accelerators", true}, {"cpus", true},
+                                            {"memory", true},  {"dim", true, true},    {"quiet", false},
+                                            {"help", false},   {"output", true}};
+
+Expected<DeviceSpec> resolveDevices(const Args& args) {
+  auto it = args.values.find("devices");
+  if (it == args.values.end()) return devicePreset(kDefaultDevicePreset);
+  std::error_code ec;
+  if (std::filesystem::exists(it->second, ec)) return readDeviceSpec(it->second);
+  auto preset = devicePreset(it->second);
+  if (!preset) {
+    return invalidInput("--devices " + it->second +
+                        " is neither a file nor a preset: " + preset.status().message());
+  }
+  return preset;
+}
+
+std::optional<std::string> parseLoadOptions(const Args& args, LoadOptions& options) {
+  auto it = args.repeated.find("dim");
+  if (it == args.repeated.end()) return std::nullopt;
+  for (const std::string& item : it->second) {
+    auto eq = item.find('=');
+    auto value = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(eq + 1));
+    if (!value || *value < 1 || eq == 0)
+      return "--dim must be NAME=VALUE with a positive VALUE (got '" + item + "')";
+    options.dims[item.substr(0, eq)] = *value;
+  }
+  return std::nullopt;
+}
+
+// --accelerators, --cpus, --memory applied to a device specification.
+std::optional<std::string> applyCounts(const Args& args, DeviceSpec& spec) {
+  DeviceOverrides overrides;
+  if (auto error = parseDeviceOverrides(args, overrides)) return error;
+  if (overrides.accelerators) spec.accelerators.count = *overrides.accelerators;
+  if (overrides.cpus) spec.cpus.count = *overrides.cpus;
+  if (overrides.memory) spec.accelerators.memory = *overrides.memory;
+  return std::nullopt;
+}
+
+struct LoadedModel {
+  OnnxGraph graph;
+  DeviceSpec devices;
+  Annotation annotation;
+};
+
+// Shared front half of place and export-workload: options, model, devices, costs.
+int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
+  if (args.positional.size() != 1) return usageError(std::string(command) + " takes one MODEL.onnx", command);
+  LoadOptions load_options;
+  if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, command);
+  DeviceOverrides check;
+  if (auto error = parseDeviceOverrides(args, check)) return usageError(*error, command);
+  auto devices = resolveDevices(args);
+  if (!devices) return fail(devices.status());
+  out.devices = *devices;
+  if (auto error = applyCounts(args, out.devices)) return usageError(*error, command);
+  auto graph = loadOnnx(args.positional.front(), load_options);
+  if (!graph) return fail(graph.status());
+  out.graph = std::move(*graph);
+  if (!args.flags.count("quiet")) {
+    for (const std::string& w : out.graph.warnings)
+      std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
+  }
+  RooflineCostModel roofline;
+  auto annotation = annotate(out.graph, out.devices, {&roofline});
+  if (!annotation) return fail(annotation.status());
+  out.annotation = std::move(*annotation);
+  if (!args.flags.count("quiet")) {
+    for (const std::string& w : out.annotation.warnings)
+      std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
+  }
+  return kOk;
+}
+
+nlohmann::ordered_json reportJson(const LoadedModel& model, const Problem& problem, const PlacementPlan& plan,
+                                  const Evaluation& eval, const SolveResult& solve, double seconds) {
+  nlohmann::ordered_json report;
+  report["model"] = std::filesystem::path(model.graph.path).filename().string();
+  report["devices"] = model.devices.name;
+  report["objective"] = plan.objective;
+  report["max_load_seconds"] = plan.value;
+  report["throughput_samples_per_second"] = plan.value > 0 ? 1.0 / plan.value : 0.0;
+  report["bound_seconds"] = plan.bound;
+  report["solver"] = {{"algorithm", plan.algorithm},           {"status", plan.status},
+                      {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
+                      {"solver_seconds", solve.stats.seconds}, {"total_seconds", seconds}};
+  report["layer_assignment_settings"] = plan.layerAssignmentSettings();
+  report["stages"] = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < plan.stages.size(); ++k) {
+    const PlannedStage& stage = plan.stages[k];
+    const DeviceLoad& load = eval.devices[stage.device];
+    int nodes = 0;
+    for (int s : plan.stage_of_node)
+      nodes += s == static_cast<int>(k);
+    report["stages"].push_back({{"label", stage.label},
+                                {"device", plan.devices[stage.device].name},
+                                {"nodes", nodes},
+                                {"load_seconds", load.load},
+                                {"compute_seconds", load.compute},
+                                {"communication_in_seconds", load.comm_in},
+                                {"communication_out_seconds", load.comm_out},
+                                {"memory_bytes", load.memory}});
+  }
+  (void)problem;
+  return report;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> placeOptions() {
+  std::vector<OptionSpec> specs = kModelOptions;
+  specs.insert(specs.end(),
+               {{"objective", true}, {"algorithm", true}, {"report", true}, {"max-ideals", true}});
+  return specs;
+}
+
+std::vector<OptionSpec> inspectOptions() {
+  return {{"dim", true, true}, {"json", false}, {"help", false}};
+}
+
+std::vector<OptionSpec> exportWorkloadOptions() {
+  return kModelOptions;
+}
+
+int runPlace(const Args& args) {
+  const auto start = std::chrono::steady_clock::now();
+  if (auto it = args.values.find("objective"); it != args.values.end() && it->second != "throughput") {
+    return usageError("--objective must be throughput (got '" + it->second + "')", "place");
+  }
+  std::string algorithm = "dp";
+  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
+    if (!parseAlgorithm(it->second))
+      return usageError("--algorithm must be dp or dpl (got '" + it->second + "')", "place");
+    algorithm = it->second;
+  }
+  PassContext ctx;
+  if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1) return usageError("--max-ideals must be a positive integer", "place");
+    ctx.solver.max_ideals = *v;
+  }
+  if (args.values.count("output")) {
+    return usageError("-o is not supported by place yet; use --report for the placement", "place");
+  }
+  LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "place", model); rc != kOk) return rc;
+  const bool quiet = args.flags.count("quiet") > 0;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (!quiet) {
+    ctx.solver.progress = [&](const ProgressEvent& e) {
+      if (elapsed() < 1.0) return;
+      std::fprintf(stderr, "onnx-placer: [%s] %lld/%lld %s (%.1f s)\n", e.phase.c_str(),
+                   static_cast<long long>(e.done), static_cast<long long>(e.total), e.detail.c_str(),
+                   elapsed());
+    };
+  }
+  const std::string pipeline =
+      "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
+  auto outcome = runPipeline(model.annotation.problem, pipeline, ctx);
+  if (!outcome) return fail(outcome.status().withContext(model.graph.path));
+  const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
+  const PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, algorithm);
+  const nlohmann::ordered_json report =
+      reportJson(model, outcome->problem, plan, eval, outcome->solve, elapsed());
+  const std::string input = args.positional.front();
+  Args report_args;
+  if (auto it = args.values.find("report"); it != args.values.end())
+    report_args.values["output"] = it->second;
+  if (Status s = emit(report_args, report.dump(2) + "\n", {input}); !s) return fail(s);
+  if (!quiet) {
+    std::fprintf(stderr, "onnx-placer: max-load %.6g ms per sample over %zu stage(s) (%s, %s), %.2f s\n",
+                 plan.value * 1e3, plan.stages.size(), algorithm.c_str(), plan.status.c_str(), elapsed());
+  }
+  return kOk;
+}
+
+int runInspect(const Args& args) {
+  if (args.positional.size() != 1) return usageError("inspect takes one MODEL.onnx", "inspect");
+  LoadOptions load_options;
+  if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, "inspect");
+  auto graph = loadOnnx(args.positional.front(), load_options);
+  if (!graph) return fail(graph.status());
+  std::map<std::string, int> histogram;
+  double flops = 0, macs = 0, weights = 0, weight_count = 0;
+  int estimated_fallbacks = 0;
+  for (int v = 0; v < static_cast<int>(graph->nodes.size()); ++v) {
+    ++histogram[graph->nodes[v].op_type];
+    const OpWork work = estimateWork(shapeInfo(*graph, v));
+    flops += work.flops;
+    macs += work.macs;
+    if (!work.estimated) ++estimated_fallbacks;
+  }
+  std::vector<std::string> unknown;
+  for (const TensorInfo& t : graph->tensors) {
+    if (t.is_weight && !t.consumers.empty()) {
+      weights += t.bytes().value_or(0);
+      ++weight_count;
+    }
+    if (!t.bytes() && (!t.consumers.empty() || t.is_graph_output)) unknown.push_back(t.name);
+  }
+  nlohmann::ordered_json out;
+  out["model"] = graph->path;
+  out["ir_version"] = graph->ir_version;
+  out["opsets"] = graph->opsets;
+  out["operators"] = graph->nodes.size();
+  out["op_types"] = histogram;
+  out["weights"] = {{"tensors", weight_count}, {"bytes", weights}};
+  out["flops"] = flops;
+  out["macs"] = macs;
+  out["operators_without_exact_cost"] = estimated_fallbacks;
+  out["tensors_without_static_shape"] = unknown;
+  out["warnings"] = graph->warnings;
+  if (args.flags.count("json")) {
+    std::cout << out.dump(2) << "\n";
+    return kOk;
+  }
+  std::printf("model        %s (IR %lld)\n", graph->path.c_str(), static_cast<long long>(graph->ir_version));
+  std::printf("operators    %zu\n", graph->nodes.size());
+  std::printf("weights      %.0f tensors, %.1f MB\n", weight_count, weights / 1e6);
+  std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n", flops / 1e9, macs / 1e9);
+  std::printf("op types    ");
+  for (const auto& [op, count] : histogram)
+    std::printf(" %s:%d", op.c_str(), count);
+  std::printf("\n");
+  if (estimated_fallbacks > 0)
+    std::printf("fallback     %d operator(s) without an exact cost formula\n", estimated_fallbacks);
+  std::printf("unknown      %zu tensor(s) without a static shape\n", unknown.size());
+  for (const std::string& w : graph->warnings)
+    std::printf("warning      %s\n", w.c_str());
+  return kOk;
+}
+
+int runExportWorkload(const Args& args) {
+  LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "export-workload", model); rc != kOk) return rc;
+  Problem problem = model.annotation.problem;
+  PassContext ctx;
+  if (Status s = SubdividePass().run(problem, ctx); !s) return fail(s);
+  auto workload = workloadToJson(problem);
+  if (!workload) return fail(workload.status());
+  if (Status s = emit(args, workload->dump(1) + "\n", {args.positional.front()}); !s) return fail(s);
+  return kOk;
+}
+
+}  // namespace placer::cli
