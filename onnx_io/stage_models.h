@@ -1,0 +1,44 @@
+// Splits a placed ONNX model into one runnable ONNX sub-model per pipeline stage, plus a manifest
+// (pipeline.json) that says how the stages connect.
+//
+// Every operator goes into the stage its plan gives it; a weight (initializer, or the output of a
+// folded Constant / ConstantOfShape producer, with the constant producers it reads in turn) is copied
+// into every stage that reads it, so shared weights and small constants are duplicated rather than
+// sent between stages. A tensor that crosses stages becomes an output of the stage that produces it
+// and an input of each later stage that reads it, typed from the loader's TensorInfo; the original
+// graph inputs and outputs keep their original declarations. Stages only read from earlier stages:
+// a plan that makes a stage read from a later one is rejected with the tensor named.
+//
+// The model is parsed again from disk and never modified. External-data initializers keep their
+// external_data entries unchanged (locations stay relative to the original model's directory, which the
+// manifest records as "external_data_dir"); their bytes are never read. Nothing is written to disk:
+// the caller stores the returned files.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "onnx_io/onnx_model.h"
+#include "onnx_io/placement_plan.h"
+#include "passes/status.h"
+
+namespace placer {
+
+struct StageModel {
+  std::string file_name;  // "stage<k>.onnx"
+  std::string bytes;      // a serialized onnx::ModelProto
+};
+
+struct StageSet {
+  std::vector<StageModel> models;  // pipeline order: models[k] runs plan.stages[k]
+  std::string manifest_json;       // the contents of pipeline.json
+};
+
+// Reads the model at `input` (the file `graph` was loaded from) and builds one sub-model per stage of
+// `plan`. Fails on an unreadable model, a plan that does not fit `graph`, a stage reading a tensor that
+// a later stage produces, or a stage too large for one protobuf (2 GB).
+Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
+                                    const PlacementPlan& plan);
+
+}  // namespace placer
