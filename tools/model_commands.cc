@@ -8,9 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cost_model/cost_model.h"
+#include "onnx_io/annotated_model.h"
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/plan_builder.h"
+#include "onnx_io/stage_models.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
@@ -23,9 +27,19 @@ const char* const kPlaceHelp = R"(Usage: onnx-placer place MODEL.onnx [options]
 
 Loads an ONNX model, estimates every operator's time on the devices (roofline model: FLOPs and bytes
 from the inferred shapes against each device's peak FLOP/s and memory bandwidth), finds the
-placement with the lowest max-load (time per sample of the slowest pipeline stage), and reports it.
+placement with the lowest max-load (time per sample of the slowest pipeline stage), reports it, and
+writes it back into ONNX: an annotated copy of the model (-o) and one runnable sub-model per
+pipeline stage with a pipeline.json manifest (--stages-dir). The input model is never modified.
 
 Options:
+  -o, --output OUT.onnx   write the annotated model here (atomically; never over the input)
+  --annotate metadata|ort|onnx-ir11
+                          how -o records the placement: metadata (a JSON plan in the model's
+                          metadata_props; IR version kept), ort (default: also a layer_ann
+                          metadata entry on every node for ONNX Runtime's
+                          session.layer_assignment_settings; IR version 10), onnx-ir11 (also the
+                          ONNX IR 11 device configuration fields; IR version 11)
+  --stages-dir DIR        write stage<k>.onnx per pipeline stage and pipeline.json into DIR
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
                           pcie3-4x16gb, pcie4-2xa100-40gb)
@@ -173,12 +187,51 @@ nlohmann::ordered_json reportJson(const LoadedModel& model, const Problem& probl
   return report;
 }
 
+// Writes the stage models and pipeline.json into `dir`. A new directory is filled under a temporary
+// name and renamed into place, so it appears complete or not at all; into an existing directory
+// each file is written atomically.
+Status writeStageDirectory(const std::filesystem::path& dir, const StageSet& stages,
+                           const std::vector<std::filesystem::path>& inputs) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(dir, ec);
+  if (existed && !std::filesystem::is_directory(dir, ec)) {
+    return ioError("--stages-dir " + dir.string() + " exists and is not a directory");
+  }
+  std::filesystem::path target = dir;
+  if (!existed) {
+    target = dir.string() + ".tmp-" + std::to_string(::getpid());
+    std::filesystem::remove_all(target, ec);
+    if (!std::filesystem::create_directories(target, ec)) {
+      return ioError("cannot create " + dir.string() + ": " + ec.message());
+    }
+  }
+  auto write_all = [&]() -> Status {
+    for (const StageModel& stage : stages.models) {
+      if (Status s = writeFileAtomically(target / stage.file_name, stage.bytes, inputs); !s) return s;
+    }
+    return writeFileAtomically(target / "pipeline.json", stages.manifest_json, inputs);
+  };
+  Status written = write_all();
+  if (!existed) {
+    if (written) {
+      std::filesystem::rename(target, dir, ec);
+      if (ec) written = ioError("cannot create " + dir.string() + ": " + ec.message());
+    }
+    if (!written) std::filesystem::remove_all(target, ec);
+  }
+  return written;
+}
+
 }  // namespace
 
 std::vector<OptionSpec> placeOptions() {
   std::vector<OptionSpec> specs = kModelOptions;
-  specs.insert(specs.end(),
-               {{"objective", true}, {"algorithm", true}, {"report", true}, {"max-ideals", true}});
+  specs.insert(specs.end(), {{"objective", true},
+                             {"algorithm", true},
+                             {"report", true},
+                             {"max-ideals", true},
+                             {"annotate", true},
+                             {"stages-dir", true}});
   return specs;
 }
 
@@ -207,8 +260,12 @@ int runPlace(const Args& args) {
     if (!v || *v < 1) return usageError("--max-ideals must be a positive integer", "place");
     ctx.solver.max_ideals = *v;
   }
-  if (args.values.count("output")) {
-    return usageError("-o is not supported by place yet; use --report for the placement", "place");
+  AnnotateMode annotate_mode = AnnotateMode::Ort;
+  if (auto it = args.values.find("annotate"); it != args.values.end()) {
+    auto mode = parseAnnotateMode(it->second);
+    if (!mode)
+      return usageError("--annotate must be metadata, ort or onnx-ir11 (got '" + it->second + "')", "place");
+    annotate_mode = *mode;
   }
   LoadedModel model;
   if (int rc = loadAndAnnotate(args, "place", model); rc != kOk) return rc;
@@ -233,6 +290,26 @@ int runPlace(const Args& args) {
   const nlohmann::ordered_json report =
       reportJson(model, outcome->problem, plan, eval, outcome->solve, elapsed());
   const std::string input = args.positional.front();
+
+  // Build every output in memory first, so a failure leaves nothing behind.
+  std::optional<std::string> annotated;
+  if (args.values.count("output")) {
+    auto bytes = annotatedModelBytes(input, model.graph, plan, annotate_mode);
+    if (!bytes) return fail(bytes.status());
+    annotated = std::move(*bytes);
+  }
+  std::optional<StageSet> stages;
+  if (args.values.count("stages-dir")) {
+    auto built = buildStageModels(input, model.graph, plan);
+    if (!built) return fail(built.status());
+    stages = std::move(*built);
+  }
+  if (annotated) {
+    if (Status s = writeFileAtomically(args.values.at("output"), *annotated, {input}); !s) return fail(s);
+  }
+  if (stages) {
+    if (Status s = writeStageDirectory(args.values.at("stages-dir"), *stages, {input}); !s) return fail(s);
+  }
   Args report_args;
   if (auto it = args.values.find("report"); it != args.values.end())
     report_args.values["output"] = it->second;

@@ -104,5 +104,37 @@ TEST_F(CliTest, ModelCommandErrors) {
   EXPECT_FALSE(fs::exists(report));
 }
 
+TEST_F(CliTest, PlaceWritesTheAnnotatedModelAndStages) {
+  const std::string input = (work_ / "model.onnx").string();
+  fs::copy_file(model("bert_base_l3_light.onnx"), input);
+  const std::string before = slurp(input);
+  const std::string out = (work_ / "placed.onnx").string(), stages = (work_ / "stages").string();
+  RunResult r = run({"place", input, "--accelerators", "3", "-o", out, "--stages-dir", stages, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(input), before) << "the input is never modified";
+  EXPECT_GT(fs::file_size(out), 0u);
+  json manifest = json::parse(slurp(stages + "/pipeline.json"));
+  const json report = json::parse(r.out);
+  ASSERT_EQ(manifest["stages"].size(), report["stages"].size());
+  for (const auto& stage : manifest["stages"])
+    EXPECT_TRUE(fs::exists(stages + "/" + stage["file"].get<std::string>()));
+  EXPECT_EQ(manifest["layer_assignment_settings"], report["layer_assignment_settings"]);
+  // Deterministic: the same input gives byte-identical outputs.
+  const std::string out2 = (work_ / "placed2.onnx").string();
+  ASSERT_EQ(run({"place", input, "--accelerators", "3", "-o", out2, "-q"}).exit_code, 0);
+  EXPECT_EQ(slurp(out), slurp(out2));
+
+  EXPECT_EQ(run({"place", input, "-o", input, "-q"}).exit_code, 1) << "refuses to write over the input";
+  EXPECT_EQ(slurp(input), before);
+  EXPECT_EQ(run({"place", input, "--annotate", "xml"}).exit_code, 2);
+  // An infeasible placement writes nothing at all.
+  const std::string none = (work_ / "none.onnx").string(), no_stages = (work_ / "no-stages").string();
+  r = run({"place", model("vgg16_light.onnx"), "--memory", "1000000", "--cpus", "0", "-o", none,
+           "--stages-dir", no_stages});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(fs::exists(none));
+  EXPECT_FALSE(fs::exists(no_stages));
+}
+
 }  // namespace
 }  // namespace placer::testing
