@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end check of onnx-placer's outputs with ONNX Runtime (CPU, npm
+# onnxruntime-node, installed by `(cd tests/ort && npm ci --ignore-scripts)`).
+#
+# usage: ort_test.sh PATH/TO/onnx-placer PATH/TO/tests/data/models
+#
+# For every model and K accelerators, runs `onnx-placer place` and then
+# run_stages.mjs, which runs the original model, the annotated model (with and
+# without session.layer_assignment_settings) and the stage sub-models in ORT
+# and compares the outputs. Fails (exit 1) if ONNX Runtime is not installed or
+# any model fails.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 ONNX_PLACER MODELS_DIR" >&2
+  exit 2
+fi
+cli=$1
+models=$2
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [ ! -x "$cli" ]; then
+  echo "FAIL: onnx-placer binary not found: $cli" >&2
+  exit 1
+fi
+if ! command -v node >/dev/null 2>&1; then
+  echo "FAIL: node is not installed" >&2
+  exit 1
+fi
+if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
+  echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-ort.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+start=$SECONDS
+failed=()
+runs=0
+
+# check MODEL K [extra place options...]
+check() {
+  local model=$1 k=$2
+  shift 2
+  local name
+  name="$(basename "$model") K=$k${*:+ $*}"
+  local dir="$tmp/run"
+  rm -rf "$dir" && mkdir -p "$dir"
+  runs=$((runs + 1))
+  if ! "$cli" place "$model" --accelerators "$k" -o "$dir/annot.onnx" \
+      --stages-dir "$dir/stages" -q "$@" >"$dir/place.log" 2>&1; then
+    echo "FAIL [$name]: onnx-placer place failed:"
+    sed 's/^/    /' "$dir/place.log"
+    failed+=("$name (place)")
+    return
+  fi
+  # ORT prints an error-level log line per layering rule it cannot map to an
+  # execution provider (gpu:<n> on this CPU-only build); keep stderr for failures.
+  if node "$here/run_stages.mjs" "$model" "$dir/annot.onnx" "$dir/stages" \
+      >"$dir/ort.log" 2>"$dir/ort.err"; then
+    echo "PASS [$name]: $(grep -c '^ok ' "$dir/ort.log") outputs compared; $(tail -n 1 "$dir/ort.log")"
+  else
+    echo "FAIL [$name]: run_stages.mjs failed:"
+    sed 's/^/    /' "$dir/ort.log"
+    grep -v 'could not be mapped to any available Execution Provider' "$dir/ort.err" | sed 's/^/    /'
+    failed+=("$name")
+  fi
+}
+
+shopt -s nullglob
+all=("$models"/*.onnx)
+if [ ${#all[@]} -eq 0 ]; then
+  echo "FAIL: no models in $models" >&2
+  exit 1
+fi
+
+for model in "${all[@]}"; do
+  for k in 2 3; do
+    check "$model" "$k"
+  done
+done
+
+# Every --annotate mode must load in ORT (ort is the default, covered above).
+mode_model="$models/bert_base_l3_light.onnx"
+[ -f "$mode_model" ] || mode_model=${all[0]}
+check "$mode_model" 3 --annotate metadata
+check "$mode_model" 3 --annotate onnx-ir11
+
+echo "ORT end-to-end: $runs runs, ${#failed[@]} failed, $((SECONDS - start)) s"
+if [ ${#failed[@]} -ne 0 ]; then
+  printf '  failed: %s\n' "${failed[@]}"
+  exit 1
+fi
+exit 0
