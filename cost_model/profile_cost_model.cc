@@ -1,0 +1,414 @@
+// Loading profile tables (our JSON, ONNX Runtime traces, ONNX Runtime memory CSVs) and answering
+// per-node times from them; the formats and merge rules are in profile_cost_model.h.
+//
+// Each file is parsed completely into its own tables before any of it is merged, so a file with an
+// error contributes nothing and the first problem found is the one reported. JSON paths in messages
+// are written `nodes["/conv1/Conv"].cpu`, array elements `[4]`.
+#include "cost_model/profile_cost_model.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace placer {
+
+using Json = nlohmann::json;
+using Times = ProfileCostModel::Times;
+using TimeTable = std::map<std::string, Times>;
+
+namespace {
+
+constexpr std::string_view kKernelSuffix = "_kernel_time";
+constexpr std::string_view kCpuProvider = "CPUExecutionProvider";
+constexpr std::string_view kMemoryHeader =
+    "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations";
+
+// One path segment: `.key` when the key is a plain identifier, `["key"]` otherwise (node names are
+// full of slashes and dots).
+std::string segment(const std::string& key, bool first) {
+  bool plain = !key.empty();
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') plain = false;
+  }
+  if (plain) return first ? key : "." + key;
+  return "[" + Json(key).dump() + "]";
+}
+
+std::string joinPath(const std::vector<std::string>& keys) {
+  std::string path;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    path += segment(keys[i], i == 0);
+  return path;
+}
+
+// "source:line:column" for a 0-based byte offset into text.
+std::string position(const std::string& text, std::size_t byte, const std::string& source) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception...] " tag and its own position prefix.
+std::string jsonErrorDetail(const std::string& what) {
+  std::string detail = what;
+  if (auto tag = detail.find("] "); detail.starts_with("[json.exception") && tag != std::string::npos)
+    detail = detail.substr(tag + 2);
+  if (detail.starts_with("parse error")) {
+    if (auto colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
+  }
+  return detail;
+}
+
+// Parses text, rejecting a field given twice in one object outside any array (nlohmann would keep
+// the last silently; in our format that would hide one of two entries for the same node).
+Expected<Json> parseJson(const std::string& text, const std::string& source) {
+  struct Frame {
+    bool is_object = false;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames;
+  std::vector<std::string> path;  // keys of the open objects below the root
+  std::string current_key;
+  int arrays_open = 0;
+  std::optional<std::string> duplicate;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        if (!frames.empty() && frames.back().is_object) path.push_back(current_key);
+        frames.push_back({true, {}});
+        break;
+      case Json::parse_event_t::array_start:
+        if (!frames.empty() && frames.back().is_object) path.push_back(current_key);
+        frames.push_back({false, {}});
+        ++arrays_open;
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!frames.back().is_object) --arrays_open;
+        frames.pop_back();
+        if (!frames.empty() && frames.back().is_object && !path.empty()) path.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        current_key = parsed.get<std::string>();
+        if (arrays_open == 0 && !frames.back().keys.insert(current_key).second && !duplicate) {
+          std::vector<std::string> full = path;
+          full.push_back(current_key);
+          duplicate = joinPath(full);
+        }
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  Json root;
+  try {
+    root = Json::parse(text, callback);
+  } catch (const Json::parse_error& e) {
+    return invalidInput(position(text, e.byte == 0 ? 0 : e.byte - 1, source) +
+                        ": malformed JSON: " + jsonErrorDetail(e.what()));
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double
+    return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));
+  }
+  if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
+  return root;
+}
+
+// A time field: a finite number >= 0, converted to seconds.
+Expected<double> readTime(const Json& value, double seconds_per_unit, const std::string& where) {
+  if (!value.is_number()) return invalidInput(where + ": expected a number, found " + value.dump());
+  double t = value.get<double>();
+  if (!std::isfinite(t)) return invalidInput(where + ": not a finite time");
+  if (t < 0) return invalidInput(where + ": negative time " + value.dump());
+  return t * seconds_per_unit;
+}
+
+// One "nodes" or "op_signatures" entry.
+Expected<Times> readEntry(const Json& entry, double seconds_per_unit, const std::string& where) {
+  if (!entry.is_object()) return invalidInput(where + ": expected an object, found " + entry.dump());
+  if (entry.empty())
+    return invalidInput(where + ": empty entry (give \"accelerator\", \"cpu\" or \"supported\")");
+  Times times;
+  std::optional<bool> supported;
+  for (const auto& [key, value] : entry.items()) {
+    const std::string field = where + segment(key, false);
+    if (key == "accelerator" || key == "cpu") {
+      auto t = readTime(value, seconds_per_unit, field);
+      if (!t) return t.status();
+      (key == "cpu" ? times.cpu : times.accelerator) = *t;
+    } else if (key == "supported") {
+      if (!value.is_boolean()) return invalidInput(field + ": expected true or false, found " + value.dump());
+      supported = value.get<bool>();
+    } else {
+      return invalidInput(field + ": unknown field (expected accelerator, cpu or supported)");
+    }
+  }
+  if (supported == false) {
+    if (times.accelerator) return invalidInput(where + ": accelerator time given for an unsupported node");
+    times.accelerator = std::numeric_limits<double>::infinity();
+  }
+  return times;
+}
+
+Status readEntries(const Json& section, const std::string& section_name, double seconds_per_unit,
+                   const std::string& source, TimeTable& table) {
+  if (!section.is_object())
+    return invalidInput(source + ": " + section_name + ": expected an object, found " + section.dump());
+  for (const auto& [key, entry] : section.items()) {
+    auto times = readEntry(entry, seconds_per_unit, section_name + segment(key, false));
+    if (!times) return times.status().withContext(source);
+    table[key] = *times;
+  }
+  return Status::ok();
+}
+
+struct Tables {
+  TimeTable by_name;
+  TimeTable by_signature;
+  std::map<std::string, double> memory_bytes;
+};
+
+Status readOwnJson(const Json& root, const std::string& source, Tables& tables) {
+  if (!root.contains("version"))
+    return invalidInput(source +
+                        ": not a profile: a JSON object needs \"version\": 1 (an ONNX Runtime "
+                        "trace is a JSON array)");
+  const Json& version = root["version"];
+  if (!version.is_number_integer() || version.get<long long>() != 1)
+    return invalidInput(source + ": version: unsupported version " + version.dump() + " (expected 1)");
+  for (const auto& [key, value] : root.items()) {
+    if (key != "version" && key != "unit" && key != "comment" && key != "nodes" && key != "op_signatures")
+      return invalidInput(source + ": " + segment(key, true) +
+                          ": unknown field (expected version, unit, comment, nodes or "
+                          "op_signatures)");
+  }
+  if (!root.contains("unit")) return invalidInput(source + ": unit: missing field");
+  const Json& unit = root["unit"];
+  double seconds_per_unit = 0;
+  if (unit == "s") {
+    seconds_per_unit = 1;
+  } else if (unit == "ms") {
+    seconds_per_unit = 1e-3;
+  } else if (unit == "us") {
+    seconds_per_unit = 1e-6;
+  } else {
+    return invalidInput(source + ": unit: unknown unit " + unit.dump() +
+                        " (expected \"s\", \"ms\" or \"us\")");
+  }
+  if (root.contains("comment") && !root["comment"].is_string())
+    return invalidInput(source + ": comment: expected a string");
+  if (root.contains("nodes")) {
+    Status s = readEntries(root["nodes"], "nodes", seconds_per_unit, source, tables.by_name);
+    if (!s) return s;
+  }
+  if (root.contains("op_signatures")) {
+    Status s =
+        readEntries(root["op_signatures"], "op_signatures", seconds_per_unit, source, tables.by_signature);
+    if (!s) return s;
+  }
+  return Status::ok();
+}
+
+Status readOrtTrace(const Json& events, const std::string& source, Tables& tables) {
+  struct Sum {
+    double total = 0;
+    int count = 0;
+  };
+  std::map<std::string, Sum> cpu, accelerator;  // microseconds
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Json& event = events[i];
+    const std::string where = source + ": [" + std::to_string(i) + "]";
+    if (!event.is_object()) return invalidInput(where + ": expected an event object");
+    auto cat = event.find("cat");
+    auto name = event.find("name");
+    if (cat == event.end() || *cat != "Node" || name == event.end() || !name->is_string()) continue;
+    const std::string& event_name = name->get_ref<const std::string&>();
+    if (!event_name.ends_with(kKernelSuffix)) continue;
+    const std::string node = event_name.substr(0, event_name.size() - kKernelSuffix.size());
+    auto dur = event.find("dur");
+    if (dur == event.end()) return invalidInput(where + ".dur: missing field");
+    auto t = readTime(*dur, 1, where + ".dur");
+    if (!t) return t.status();
+    auto args = event.find("args");
+    if (args == event.end() || !args->is_object() || !args->contains("provider") ||
+        !args->at("provider").is_string())
+      return invalidInput(where +
+                          ".args.provider: missing field (the trace must come from an "
+                          "ONNX Runtime that records each kernel's provider)");
+    if (node.empty()) continue;
+    Sum& sum = args->at("provider") == kCpuProvider ? cpu[node] : accelerator[node];
+    sum.total += *t;
+    ++sum.count;
+  }
+  for (const auto& [node, sum] : cpu)
+    tables.by_name[node].cpu = sum.total / sum.count * 1e-6;
+  for (const auto& [node, sum] : accelerator)
+    tables.by_name[node].accelerator = sum.total / sum.count * 1e-6;
+  return Status::ok();
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+Status readMemoryCsv(const std::string& text, const std::string& source, Tables& tables) {
+  static constexpr const char* kColumns[] = {"name", "input_sizes", "initializers_sizes",
+                                             "total_dynamic_sizes", "total_temp_allocations"};
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    std::string_view row = trim(raw);
+    if (line == 1) {
+      if (row.starts_with("\xEF\xBB\xBF")) row.remove_prefix(3);
+      if (row != kMemoryHeader)
+        return invalidInput(source + ":1: expected the header \"" + std::string(kMemoryHeader) + "\"");
+      continue;
+    }
+    if (row.empty()) continue;
+    std::vector<std::string_view> fields;
+    for (std::size_t start = 0;;) {
+      std::size_t comma = row.find(',', start);
+      fields.push_back(trim(row.substr(start, comma - start)));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    const std::string where = source + ":" + std::to_string(line);
+    if (fields.size() != 5)
+      return invalidInput(where + ": expected 5 columns, found " + std::to_string(fields.size()));
+    if (fields[0].empty()) return invalidInput(where + ": name: empty node name");
+    double bytes = 0;
+    for (std::size_t c = 1; c < 5; ++c) {
+      unsigned long long value = 0;
+      auto [end, error] = std::from_chars(fields[c].data(), fields[c].data() + fields[c].size(), value);
+      if (error != std::errc() || end != fields[c].data() + fields[c].size() || fields[c].empty())
+        return invalidInput(where + ": " + kColumns[c] + ": expected a byte count, found \"" +
+                            std::string(fields[c]) + "\"");
+      bytes += static_cast<double>(value);
+    }
+    tables.memory_bytes[std::string(fields[0])] = bytes;
+  }
+  return Status::ok();
+}
+
+Status readProfileFile(const std::filesystem::path& path, Tables& tables) {
+  const std::string source = path.string();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return ioError(source + ": cannot open profile");
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  if (file.bad()) return ioError(source + ": cannot read profile");
+  const std::string text = buffer.str();
+
+  std::string_view start = text;
+  if (start.starts_with("\xEF\xBB\xBF")) start.remove_prefix(3);
+  while (!start.empty() && std::isspace(static_cast<unsigned char>(start.front())))
+    start.remove_prefix(1);
+  if (start.starts_with("#name,")) return readMemoryCsv(text, source, tables);
+  if (!start.starts_with("{") && !start.starts_with("["))
+    return invalidInput(source +
+                        ": not a profile: expected our JSON profile (an object with \"version\"), "
+                        "an ONNX Runtime trace (a JSON array) or an ONNX Runtime memory CSV "
+                        "(starting \"#name,\")");
+  auto root = parseJson(text, source);
+  if (!root) return root.status();
+  if (root->is_array()) return readOrtTrace(*root, source, tables);
+  return readOwnJson(*root, source, tables);
+}
+
+void mergeTimes(const TimeTable& from, TimeTable& into) {
+  for (const auto& [key, times] : from) {
+    Times& target = into[key];
+    if (times.accelerator) target.accelerator = times.accelerator;
+    if (times.cpu) target.cpu = times.cpu;
+  }
+}
+
+std::string shapeText(const TensorInfo& tensor) {
+  if (!tensor.shape) return "?";
+  if (tensor.shape->empty()) return "scalar";
+  std::string text;
+  for (std::size_t i = 0; i < tensor.shape->size(); ++i) {
+    if (i > 0) text += 'x';
+    std::int64_t dim = (*tensor.shape)[i];
+    text += dim < 0 ? "?" : std::to_string(dim);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string opSignature(const OnnxGraph& graph, int node) {
+  const OnnxNode& n = graph.nodes[node];
+  std::string signature;
+  if (!n.domain.empty() && n.domain != "ai.onnx") signature = n.domain + ".";
+  signature += n.op_type + "(";
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    if (i > 0) signature += ';';
+    if (n.inputs[i] >= 0) signature += shapeText(graph.tensors[n.inputs[i]]);
+  }
+  return signature + ")";
+}
+
+std::optional<NodeTimes> ProfileCostModel::estimate(const OnnxGraph& graph, int node,
+                                                    const DeviceSpec& /*devices*/) const {
+  Times times;
+  if (auto it = by_name_.find(graph.nodes[node].name); it != by_name_.end()) times = it->second;
+  if ((!times.accelerator || !times.cpu) && !by_signature_.empty()) {
+    if (auto it = by_signature_.find(opSignature(graph, node)); it != by_signature_.end()) {
+      if (!times.accelerator) times.accelerator = it->second.accelerator;
+      if (!times.cpu) times.cpu = it->second.cpu;
+    }
+  }
+  if (!times.accelerator || !times.cpu) return std::nullopt;
+  return NodeTimes{*times.accelerator, *times.cpu};
+}
+
+std::size_t ProfileCostModel::matchedNodes(const OnnxGraph& graph) const {
+  const DeviceSpec unused;
+  std::size_t matched = 0;
+  for (int v = 0; v < static_cast<int>(graph.nodes.size()); ++v) {
+    if (estimate(graph, v, unused)) ++matched;
+  }
+  return matched;
+}
+
+std::optional<double> ProfileCostModel::memoryBytes(const std::string& node_name) const {
+  auto it = memory_bytes_.find(node_name);
+  if (it == memory_bytes_.end()) return std::nullopt;
+  return it->second;
+}
+
+Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>& files) {
+  ProfileCostModel model;
+  for (const std::filesystem::path& path : files) {
+    Tables tables;
+    Status s = readProfileFile(path, tables);
+    if (!s) return s;
+    mergeTimes(tables.by_name, model.by_name_);
+    mergeTimes(tables.by_signature, model.by_signature_);
+    for (auto& [name, bytes] : tables.memory_bytes)
+      model.memory_bytes_[name] = bytes;
+  }
+  return model;
+}
+
+}  // namespace placer

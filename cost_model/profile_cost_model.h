@@ -1,0 +1,97 @@
+// Measured per-operator times: a profile table that stands in front of the roofline estimate, so a
+// placement can be calibrated on measurements the user already has (Tarnawski et al. 2020, §3 takes
+// p_acc and p_cpu as given; this is where given ones come from).
+//
+// loadProfile() reads any number of files and tells their format from the content:
+//
+//  1. Our own JSON (an object with "version"):
+//       {"version": 1, "unit": "ms",                       // "s", "ms" or "us"; required
+//        "comment": "free text",                           // optional, ignored
+//        "nodes": {"/conv1/Conv": {"accelerator": 0.21, "cpu": 4.5},
+//                  "/fc/Gemm": {"cpu": 0.3, "supported": false}},
+//        "op_signatures": {"Conv(1x64x56x56;64x64x3x3;64)": {"accelerator": 0.1, "cpu": 2.0}}}
+//     "nodes" and "op_signatures" are optional. An entry holds "accelerator" and/or "cpu" (finite
+//     numbers >= 0, in `unit`, per sample) and optionally "supported" (a boolean): "supported":
+//     false means the accelerator cannot run the operator (p_acc = +inf) and then "accelerator"
+//     must not be given. An entry must say something (at least one of the three). Unknown or
+//     duplicated fields are errors, so a typo is never ignored.
+//  2. ONNX Runtime's profile (enable_profiling / onnxruntime_perf_test -p): a JSON array of Chrome
+//     trace events. Only events with "cat": "Node" and a "name" ending in "_kernel_time" count; the
+//     node is the name without that suffix, "dur" is microseconds, args.provider says where it ran.
+//     The durations of a node's repeated runs are averaged; "CPUExecutionProvider" times give cpu,
+//     any other provider's give accelerator. A kernel event without args.provider (older ONNX Runtime
+//     releases record none) is an error rather than a guess; one with an empty node name (an
+//     unnamed node) is skipped, as it cannot be matched.
+//  3. ONNX Runtime's per-node memory statistics (session option
+//     "session.collect_node_memory_stats_to_file"): CSV text whose first line is
+//     "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations", then one
+//     "name,a,b,c,d" row per node (non-negative integers, bytes). memoryBytes(name) is a + b + c + d,
+//     the figure ONNX Runtime's own memory-aware partitioning uses. It is informational: estimate()
+//     never reads it.
+//
+// Rules. Files are merged in order, per node name (or signature) and per device: a later file's
+// value replaces an earlier one's, so a CPU trace and a CUDA trace of the same model combine. For a
+// node, each device's time comes from the node-name entry when it has one, else from the entry for
+// the node's opSignature(). The profile answers only when both devices end up with a time (possibly
+// +inf for the accelerator); otherwise estimate() returns nullopt and the next model in the stack
+// (the roofline, say) answers both times, so a node never mixes measured and estimated figures.
+//
+// Errors name the file and the place: "p.json:3:7: malformed JSON: ...", "p.json: unit: unknown
+// unit \"min\" ...", "p.json: nodes[\"/conv1/Conv\"].cpu: negative time -1", "trace.json: [4].dur:
+// negative time -3" (the array's fifth event), "mem.csv:3: expected 5 columns, found 4".
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cost_model/cost_model.h"
+#include "onnx_io/onnx_model.h"
+#include "passes/status.h"
+
+namespace placer {
+
+// The key of an op_signatures entry: `OpType(in0;in1;...)`, each input's static shape with its
+// dimensions joined by 'x' ("1x64x56x56"), an unknown dimension as '?', a shape not known at all as
+// '?', a rank-0 tensor as "scalar" and an omitted optional input as the empty string. Operators of a
+// domain other than the default one are written "domain.OpType" ("com.microsoft.FusedConv(...)").
+// Element types are not part of it: a profile is taken in one precision.
+// Example: the 3x3 convolution of ResNet-50's first block is "Conv(1x64x56x56;64x64x3x3;64)".
+std::string opSignature(const OnnxGraph& graph, int node);
+
+class ProfileCostModel : public CostModel {
+ public:
+  // Seconds per sample, as far as the profile gives them.
+  struct Times {
+    std::optional<double> accelerator;  // +inf: the accelerator cannot run it
+    std::optional<double> cpu;
+  };
+
+  std::string_view name() const override { return "profile"; }
+  // The node's profiled times (see the rules above); nullopt when the profile does not give both.
+  std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
+                                    const DeviceSpec& devices) const override;
+
+  // How many of the graph's nodes estimate() answers, for reporting.
+  std::size_t matchedNodes(const OnnxGraph& graph) const;
+
+  // Bytes from ONNX Runtime's memory statistics for the node of that name, when a file gave them.
+  std::optional<double> memoryBytes(const std::string& node_name) const;
+
+ private:
+  friend Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>& files);
+
+  std::map<std::string, Times> by_name_;
+  std::map<std::string, Times> by_signature_;
+  std::map<std::string, double> memory_bytes_;
+};
+
+// Reads the files in order and merges them (see above). No files gives a model that answers no
+// node. An unreadable file is an IoError naming it; anything malformed is InvalidInput.
+Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>& files);
+
+}  // namespace placer
