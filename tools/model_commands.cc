@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cost_model/cost_model.h"
+#include "cost_model/profile_cost_model.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/plan_builder.h"
@@ -48,6 +49,10 @@ Options:
   --objective throughput  what to optimise (throughput is the only objective so far)
   --algorithm dp|dpl      exact DP (default) or the linearised DP
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --cost-profile FILE     measured operator times that override the roofline estimate (repeatable;
+                          later files win): our JSON (per node name or op signature), or ONNX
+                          Runtime's profiling trace (kernel times; CPUExecutionProvider times are
+                          CPU times, other providers' are accelerator times)
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
                           solver runtime) here (atomically) instead of standard output
   --max-ideals N          give up when the graph has more than N ideals (default 4000000)
@@ -74,14 +79,16 @@ colocated with it, so each tensor's transfer is still paid once.
 
 Options:
   -o, --output WORKLOAD.json   where to write (atomically; default: standard output)
-  --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE   as for place
+  --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE,
+  --cost-profile FILE     as for place
 )";
 
 namespace {
 
-const std::vector<OptionSpec> kModelOptions{{"devices", true}, {"accelerators", true}, {"cpus", true},
-                                            {"memory", true},  {"dim", true, true},    {"quiet", false},
-                                            {"help", false},   {"output", true}};
+const std::vector<OptionSpec> kModelOptions{
+    {"devices", true}, {"accelerators", true}, {"cpus", true},
+    {"memory", true},  {"dim", true, true},    {"cost-profile", true, true},
+    {"quiet", false},  {"help", false},        {"output", true}};
 
 Expected<DeviceSpec> resolveDevices(const Args& args) {
   auto it = args.values.find("devices");
@@ -143,8 +150,19 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
     for (const std::string& w : out.graph.warnings)
       std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
   }
+  // Measured times (--cost-profile) first; the roofline estimate answers for everything else.
+  std::vector<std::filesystem::path> profile_files;
+  if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end()) {
+    profile_files.assign(it->second.begin(), it->second.end());
+  }
+  auto profile = loadProfile(profile_files);
+  if (!profile) return fail(profile.status());
+  if (!profile_files.empty() && !args.flags.count("quiet")) {
+    std::fprintf(stderr, "onnx-placer: cost profile gives times for %zu of %zu operators\n",
+                 profile->matchedNodes(out.graph), out.graph.nodes.size());
+  }
   RooflineCostModel roofline;
-  auto annotation = annotate(out.graph, out.devices, {&roofline});
+  auto annotation = annotate(out.graph, out.devices, {&*profile, &roofline});
   if (!annotation) return fail(annotation.status());
   out.annotation = std::move(*annotation);
   if (!args.flags.count("quiet")) {

@@ -136,5 +136,19 @@ TEST_F(CliTest, PlaceWritesTheAnnotatedModelAndStages) {
   EXPECT_FALSE(fs::exists(no_stages));
 }
 
+TEST_F(CliTest, CostProfilesOverrideTheRoofline) {
+  const std::string profile = dataPath("profiles/own_ms.json").string();
+  RunResult plain = run({"export-workload", model("resnet50_light.onnx"), "-q"});
+  RunResult profiled = run({"export-workload", model("resnet50_light.onnx"), "--cost-profile", profile});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+  EXPECT_NE(profiled.err.find("cost profile gives times for"), std::string::npos) << profiled.err;
+  EXPECT_NE(plain.out, profiled.out) << "profiled operators take the measured times";
+  const std::string broken = write("broken.json", R"({"version": 1, "unit": "minutes", "nodes": {}})");
+  RunResult bad = run({"place", model("resnet50_light.onnx"), "--cost-profile", broken});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("broken.json"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace placer::testing
