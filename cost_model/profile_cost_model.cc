@@ -16,6 +16,8 @@
 #include <sstream>
 #include <utility>
 
+#include "onnx_io/json_text.h"
+
 namespace placer {
 
 using Json = nlohmann::json;
@@ -45,31 +47,6 @@ std::string joinPath(const std::vector<std::string>& keys) {
   for (std::size_t i = 0; i < keys.size(); ++i)
     path += segment(keys[i], i == 0);
   return path;
-}
-
-// "source:line:column" for a 0-based byte offset into text.
-std::string position(const std::string& text, std::size_t byte, const std::string& source) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
-// nlohmann's message without its "[json.exception...] " tag and its own position prefix.
-std::string jsonErrorDetail(const std::string& what) {
-  std::string detail = what;
-  if (auto tag = detail.find("] "); detail.starts_with("[json.exception") && tag != std::string::npos)
-    detail = detail.substr(tag + 2);
-  if (detail.starts_with("parse error")) {
-    if (auto colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
-  }
-  return detail;
 }
 
 // Parses text, rejecting a field given twice in one object outside any array (nlohmann would keep
@@ -118,7 +95,7 @@ Expected<Json> parseJson(const std::string& text, const std::string& source) {
   try {
     root = Json::parse(text, callback);
   } catch (const Json::parse_error& e) {
-    return invalidInput(position(text, e.byte == 0 ? 0 : e.byte - 1, source) +
+    return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
                         ": malformed JSON: " + jsonErrorDetail(e.what()));
   } catch (const Json::exception& e) {  // e.g. a number too large for a double
     return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));

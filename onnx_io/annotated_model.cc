@@ -21,9 +21,8 @@
 // mode removes the annotations of the richer modes it does not write, so a model never carries two
 // plans that disagree. Other entries of those fields are kept in their order.
 #include "onnx_io/annotated_model.h"
+#include "onnx_io/model_proto.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 
@@ -65,27 +64,6 @@ constexpr int kConfigurationNumDevicesField = 2;    // DeviceConfigurationProto.
 constexpr int kConfigurationDeviceField = 3;        // DeviceConfigurationProto.device
 constexpr std::int64_t kMetadataPropsIrVersion = 10;
 constexpr std::int64_t kDeviceConfigurationIrVersion = 11;
-
-Expected<onnx::ModelProto> readModelProto(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return ioError("cannot read " + path.string());
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return invalidInput(path.string() + ": a model file over 2 GB cannot be one protobuf message");
-  }
-  onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  // The default 64 MB limit is far below what a model with inline weights needs.
-  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    return invalidInput(path.string() +
-                        ": not a valid ONNX model (the file is truncated or is not an ONNX protobuf)");
-  }
-  if (!model.has_graph()) return invalidInput(path.string() + ": not an ONNX model (no graph)");
-  return model;
-}
 
 // The graph and plan must describe this model; otherwise annotations would land on the wrong nodes.
 Status checkPlanMatchesModel(const std::filesystem::path& path, const onnx::ModelProto& model,

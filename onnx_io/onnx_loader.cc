@@ -1,13 +1,10 @@
 // ONNX model loading: parse, validate, infer shapes, find weights, fold weight producers into their
-// readers, and build the tensor table (onnx_model.h). The only file besides the writer that includes
-// ONNX headers.
+// readers, and build the tensor table (onnx_model.h).
 //
 // Dynamic input dimensions are fixed before shape inference (--dim NAME=VALUE, else
 // LoadOptions::default_dim, with a warning), and inference runs with data propagation so shape
 // arithmetic (Shape -> Gather -> Concat -> Reshape) resolves to static shapes where ONNX can do it.
 // External-data initializers are never read: their sizes come from their dims.
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -20,28 +17,45 @@
 #include <set>
 #include <sstream>
 
+#include "onnx_io/model_proto.h"
 #include "onnx_io/onnx_model.h"
 
 namespace placer {
 
 int elementBytes(int element_type) {
   switch (element_type) {
-    case onnx::TensorProto::FLOAT: return 4;
-    case onnx::TensorProto::UINT8: return 1;
-    case onnx::TensorProto::INT8: return 1;
-    case onnx::TensorProto::UINT16: return 2;
-    case onnx::TensorProto::INT16: return 2;
-    case onnx::TensorProto::INT32: return 4;
-    case onnx::TensorProto::INT64: return 8;
-    case onnx::TensorProto::BOOL: return 1;
-    case onnx::TensorProto::FLOAT16: return 2;
-    case onnx::TensorProto::DOUBLE: return 8;
-    case onnx::TensorProto::UINT32: return 4;
-    case onnx::TensorProto::UINT64: return 8;
-    case onnx::TensorProto::COMPLEX64: return 8;
-    case onnx::TensorProto::COMPLEX128: return 16;
-    case onnx::TensorProto::BFLOAT16: return 2;
-    default: return 0;
+    case onnx::TensorProto::FLOAT:
+      return 4;
+    case onnx::TensorProto::UINT8:
+      return 1;
+    case onnx::TensorProto::INT8:
+      return 1;
+    case onnx::TensorProto::UINT16:
+      return 2;
+    case onnx::TensorProto::INT16:
+      return 2;
+    case onnx::TensorProto::INT32:
+      return 4;
+    case onnx::TensorProto::INT64:
+      return 8;
+    case onnx::TensorProto::BOOL:
+      return 1;
+    case onnx::TensorProto::FLOAT16:
+      return 2;
+    case onnx::TensorProto::DOUBLE:
+      return 8;
+    case onnx::TensorProto::UINT32:
+      return 4;
+    case onnx::TensorProto::UINT64:
+      return 8;
+    case onnx::TensorProto::COMPLEX64:
+      return 8;
+    case onnx::TensorProto::COMPLEX128:
+      return 16;
+    case onnx::TensorProto::BFLOAT16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -49,7 +63,8 @@ std::optional<double> TensorInfo::bytes() const {
   const int size = elementBytes(element_type);
   if (!shape || size == 0) return std::nullopt;
   double elements = 1;
-  for (std::int64_t d : *shape) elements *= static_cast<double>(d);
+  for (std::int64_t d : *shape)
+    elements *= static_cast<double>(d);
   return elements * size;
 }
 
@@ -70,28 +85,11 @@ std::string nodeLabel(const onnx::NodeProto& node, int index) {
   return label + ")";
 }
 
-Expected<onnx::ModelProto> parseModel(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return ioError("cannot read " + path.string());
-  onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    return invalidInput(path.string() + ": not a valid ONNX model (the file is truncated or is not an ONNX protobuf)");
-  }
-  if (!model.has_graph() || model.ir_version() <= 0) {
-    return invalidInput(path.string() + ": not an ONNX model (no graph or no IR version)");
-  }
-  return model;
-}
-
 // Fixes symbolic and unknown dimensions of the graph inputs so inference can give static shapes.
 void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vector<std::string>& warnings) {
   std::set<std::string> initializers;
-  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  for (const auto& init : model.graph().initializer())
+    initializers.insert(init.name());
   std::map<std::string, std::int64_t> defaulted;
   for (auto& input : *model.mutable_graph()->mutable_input()) {
     if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
@@ -101,7 +99,8 @@ void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vect
       const std::string param = dim.has_dim_param() ? dim.dim_param() : "";
       auto it = options.dims.find(param);
       const std::int64_t value = it != options.dims.end() ? it->second : options.default_dim;
-      if (it == options.dims.end()) defaulted[param.empty() ? "(unnamed in " + input.name() + ")" : param] = value;
+      if (it == options.dims.end())
+        defaulted[param.empty() ? "(unnamed in " + input.name() + ")" : param] = value;
       dim.set_dim_value(value);
     }
   }
@@ -125,43 +124,53 @@ int countSubgraphNodes(const onnx::NodeProto& node) {
   int count = 0;
   for (const auto& attr : node.attribute()) {
     auto count_graph = [&](const onnx::GraphProto& g) {
-      for (const auto& inner : g.node()) count += 1 + countSubgraphNodes(inner);
+      for (const auto& inner : g.node())
+        count += 1 + countSubgraphNodes(inner);
     };
     if (attr.has_g()) count_graph(attr.g());
-    for (const auto& g : attr.graphs()) count_graph(g);
+    for (const auto& g : attr.graphs())
+      count_graph(g);
   }
   return count;
 }
 
 // Names a subgraph reads from the enclosing scopes (used, not defined inside).
 void outerScopeInputs(const onnx::GraphProto& g, std::set<std::string> defined, std::set<std::string>& used) {
-  for (const auto& i : g.input()) defined.insert(i.name());
-  for (const auto& i : g.initializer()) defined.insert(i.name());
+  for (const auto& i : g.input())
+    defined.insert(i.name());
+  for (const auto& i : g.initializer())
+    defined.insert(i.name());
   for (const auto& node : g.node()) {
     for (const auto& name : node.input()) {
       if (!name.empty() && !defined.count(name)) used.insert(name);
     }
     for (const auto& attr : node.attribute()) {
       if (attr.has_g()) outerScopeInputs(attr.g(), defined, used);
-      for (const auto& sub : attr.graphs()) outerScopeInputs(sub, defined, used);
+      for (const auto& sub : attr.graphs())
+        outerScopeInputs(sub, defined, used);
     }
-    for (const auto& name : node.output()) defined.insert(name);
+    for (const auto& name : node.output())
+      defined.insert(name);
   }
 }
 
 void readAttributes(const onnx::NodeProto& proto, OnnxNode& node) {
   for (const auto& attr : proto.attribute()) {
     switch (attr.type()) {
-      case onnx::AttributeProto::INT: node.int_attributes[attr.name()] = {attr.i()}; break;
+      case onnx::AttributeProto::INT:
+        node.int_attributes[attr.name()] = {attr.i()};
+        break;
       case onnx::AttributeProto::INTS:
         node.int_attributes[attr.name()] = std::vector<std::int64_t>(attr.ints().begin(), attr.ints().end());
         break;
-      case onnx::AttributeProto::FLOAT: node.float_attributes[attr.name()] = attr.f(); break;
-      default: break;
+      case onnx::AttributeProto::FLOAT:
+        node.float_attributes[attr.name()] = attr.f();
+        break;
+      default:
+        break;
     }
   }
 }
-
 
 // ---- Shape arithmetic folding -------------------------------------------------------------------
 // Exporters compute Reshape and Slice arguments at run time (Shape -> Gather -> Div -> Concat), and
@@ -178,10 +187,12 @@ constexpr std::size_t kMaxFoldedElements = 1024;
 
 std::optional<IntTensor> intValue(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32) return std::nullopt;
+  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32)
+    return std::nullopt;
   IntTensor out{Shape(t.dims().begin(), t.dims().end()), {}};
   std::size_t count = 1;
-  for (auto d : out.dims) count *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
+  for (auto d : out.dims)
+    count *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
   if (count > kMaxFoldedElements) return std::nullopt;
   if (t.data_type() == onnx::TensorProto::INT64) {
     if (t.int64_data_size() > 0) {
@@ -209,8 +220,10 @@ onnx::TensorProto intTensorProto(const std::string& name, const IntTensor& value
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx::TensorProto::INT64);
-  for (auto d : value.dims) t.add_dims(d);
-  for (auto v : value.values) t.add_int64_data(v);
+  for (auto d : value.dims)
+    t.add_dims(d);
+  for (auto v : value.values)
+    t.add_int64_data(v);
   return t;
 }
 
@@ -238,13 +251,17 @@ std::optional<IntTensor> binary(const IntTensor& a, const IntTensor& b, const st
   const std::size_t n = std::max(a.values.size(), b.values.size());
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t x = a.values[a_scalar ? 0 : i], y = b.values[b_scalar ? 0 : i];
-    if (op == "Add") out.values.push_back(x + y);
-    else if (op == "Sub") out.values.push_back(x - y);
-    else if (op == "Mul") out.values.push_back(x * y);
+    if (op == "Add")
+      out.values.push_back(x + y);
+    else if (op == "Sub")
+      out.values.push_back(x - y);
+    else if (op == "Mul")
+      out.values.push_back(x * y);
     else if (op == "Div") {
       if (y == 0) return std::nullopt;
       out.values.push_back(x / y);
-    } else return std::nullopt;
+    } else
+      return std::nullopt;
   }
   return out;
 }
@@ -289,7 +306,8 @@ std::optional<IntTensor> evaluate(const onnx::NodeProto& node, const std::map<st
   }
   if (op == "Gather") {
     const IntTensor *data = in(0), *indices = in(1);
-    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0) return std::nullopt;
+    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0)
+      return std::nullopt;
     IntTensor out{indices->dims, {}};
     const auto size = static_cast<std::int64_t>(data->values.size());
     for (std::int64_t i : indices->values) {
@@ -354,7 +372,8 @@ void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypePr
     auto* tensor = type.mutable_tensor_type();
     tensor->set_elem_type(init.data_type());
     auto* shape = tensor->mutable_shape();
-    for (auto d : init.dims()) shape->add_dim()->set_dim_value(d);
+    for (auto d : init.dims())
+      shape->add_dim()->set_dim_value(d);
     types[init.name()] = type;
   }
   for (const auto& list : {&g.input(), &g.value_info(), &g.output()}) {
@@ -401,7 +420,8 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
         if (!remove.count(i)) *kept.Add() = graph->node(i);
       }
       graph->mutable_node()->Swap(&kept);
-      for (const auto& [name, value] : computed) *graph->add_initializer() = intTensorProto(name, value);
+      for (const auto& [name, value] : computed)
+        *graph->add_initializer() = intTensorProto(name, value);
       // Inference merges with existing value_info; start afresh so folded shapes can propagate.
       graph->clear_value_info();
     }
@@ -414,13 +434,14 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
 }  // namespace
 
 Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOptions& options) {
-  auto parsed = parseModel(path);
+  auto parsed = readModelProto(path);
   if (!parsed) return parsed.status();
   onnx::ModelProto& model = *parsed;
   OnnxGraph out;
   out.path = path.string();
   out.ir_version = model.ir_version();
-  for (const auto& opset : model.opset_import()) out.opsets[opset.domain()] = opset.version();
+  for (const auto& opset : model.opset_import())
+    out.opsets[opset.domain()] = opset.version();
 
   fixInputDims(model, options, out.warnings);
   std::map<std::string, onnx::TypeProto> types;
@@ -450,7 +471,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     t.external_data = init.data_location() == onnx::TensorProto::EXTERNAL;
   }
   for (const auto& input : graph.input()) {
-    const bool is_initializer = out.tensor_index.count(input.name()) && out.tensors[out.tensor_index[input.name()]].is_weight;
+    const bool is_initializer =
+        out.tensor_index.count(input.name()) && out.tensors[out.tensor_index[input.name()]].is_weight;
     if (!is_initializer) tensor(input.name()).is_graph_input = true;
   }
   for (const auto& [name, type] : types) {
@@ -466,7 +488,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     const auto& node = graph.node(i);
     for (const auto& name : node.output()) {
       if (name.empty()) continue;
-      if (producer_of.count(name) || (out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_graph_input)) {
+      if (producer_of.count(name) ||
+          (out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_graph_input)) {
         return invalidInput(path.string() + ": " + nodeLabel(node, i) + " writes tensor '" + name +
                             "', which is already defined");
       }
@@ -474,7 +497,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     }
   }
   auto is_constant_tensor = [&](const std::string& name) {
-    if (auto it = out.tensor_index.find(name); it != out.tensor_index.end() && out.tensors[it->second].is_weight) {
+    if (auto it = out.tensor_index.find(name);
+        it != out.tensor_index.end() && out.tensors[it->second].is_weight) {
       return true;
     }
     auto p = producer_of.find(name);
@@ -493,7 +517,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   // Operators to place.
   std::vector<int> node_of(n_onnx, -1);
   std::set<std::string> used_names;
-  for (const auto& node : graph.node()) used_names.insert(node.name());
+  for (const auto& node : graph.node())
+    used_names.insert(node.name());
   for (int i = 0; i < n_onnx; ++i) {
     if (constant_producer[i]) {
       for (const auto& name : graph.node(i).output()) {
@@ -516,7 +541,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       // Deterministic names for unnamed nodes: op type and position, made unique.
       std::string base = proto.op_type() + "_" + std::to_string(i);
       std::string candidate = base;
-      for (int k = 1; used_names.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
+      for (int k = 1; used_names.count(candidate); ++k)
+        candidate = base + "_" + std::to_string(k);
       used_names.insert(candidate);
       node.name = candidate;
       node.generated_name = true;
@@ -528,7 +554,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       std::set<std::string> implicit;
       for (const auto& attr : proto.attribute()) {
         if (attr.has_g()) outerScopeInputs(attr.g(), {}, implicit);
-        for (const auto& sub : attr.graphs()) outerScopeInputs(sub, {}, implicit);
+        for (const auto& sub : attr.graphs())
+          outerScopeInputs(sub, {}, implicit);
       }
       for (const auto& name : implicit) {
         if (std::find(inputs.begin(), inputs.end(), name) == inputs.end()) inputs.push_back(name);
@@ -562,7 +589,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       node.outputs.push_back(out.tensor_index[name]);
     }
   }
-  for (const auto& output : graph.output()) tensor(output.name()).is_graph_output = true;
+  for (const auto& output : graph.output())
+    tensor(output.name()).is_graph_output = true;
   for (int n = 0; n < static_cast<int>(out.nodes.size()); ++n) {
     for (int t : out.nodes[n].inputs) {
       if (t < 0) continue;

@@ -48,8 +48,8 @@ struct OnnxNode {
   std::vector<int> outputs;  // tensor indices; -1 for an omitted optional output
   std::map<std::string, std::vector<std::int64_t>> int_attributes;
   std::map<std::string, double> float_attributes;
-  std::vector<int> folded;   // onnx indices of constant producers folded into this node
-  int subgraph_nodes = 0;    // nodes inside If/Loop/Scan bodies (the node is placed as one opaque unit)
+  std::vector<int> folded;  // onnx indices of constant producers folded into this node
+  int subgraph_nodes = 0;   // nodes inside If/Loop/Scan bodies (the node is placed as one opaque unit)
 };
 
 struct OnnxGraph {
@@ -59,7 +59,7 @@ struct OnnxGraph {
   std::vector<OnnxNode> nodes;                 // the operators to place, in the model's order
   std::vector<TensorInfo> tensors;
   std::map<std::string, int> tensor_index;
-  std::vector<std::string> warnings;           // what the loader had to assume
+  std::vector<std::string> warnings;  // what the loader had to assume
 
   // Weight bytes read by a node (each weight tensor counted once per reading node).
   double weightBytes(int node) const;

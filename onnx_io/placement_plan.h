@@ -16,14 +16,14 @@ namespace placer {
 struct PlannedDevice {
   std::string name;  // "gpu:0", "gpu:1", ..., "cpu"
   bool accelerator = true;
-  int index = 0;     // accelerator index, or CPU core index
+  int index = 0;  // accelerator index, or CPU core index
 };
 
 struct PlannedStage {
-  int device = 0;          // index into PlacementPlan::devices
-  std::string label;       // "stage<k>" or "cpu<j>"
-  double seconds = 0;      // estimated time per sample of the device (its load)
-  double memory = 0;       // bytes of weights the device holds
+  int device = 0;      // index into PlacementPlan::devices
+  std::string label;   // "stage<k>" or "cpu<j>"
+  double seconds = 0;  // estimated time per sample of the device (its load)
+  double memory = 0;   // bytes of weights the device holds
 };
 
 struct PlacementPlan {
@@ -31,10 +31,10 @@ struct PlacementPlan {
   std::vector<PlannedStage> stages;  // pipeline order
   std::vector<int> stage_of_node;    // per OnnxGraph node
   std::string objective = "throughput";
-  std::string algorithm;             // "dp", "dpl"
-  std::string status;                // "optimal", "feasible"
-  double value = 0;                  // max-load: seconds per sample of the slowest stage
-  double bound = 0;                  // proven lower bound on the optimum
+  std::string algorithm;  // "dp", "dpl"
+  std::string status;     // "optimal", "feasible"
+  double value = 0;       // max-load: seconds per sample of the slowest stage
+  double bound = 0;       // proven lower bound on the optimum
 
   // ONNX Runtime's session.layer_assignment_settings for this plan: "<device>(=<label>)" per stage,
   // joined by "; ", e.g. "gpu:0(=stage0); gpu:1(=stage1); cpu(=cpu0)".

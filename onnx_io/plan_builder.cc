@@ -4,8 +4,8 @@
 
 namespace placer {
 
-PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve, const Evaluation& evaluation,
-                                const std::string& algorithm) {
+PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve,
+                                const Evaluation& evaluation, const std::string& algorithm) {
   const DeviceSet& devices = problem.devices;
   PlacementPlan plan;
   for (int d = 0; d < devices.count(); ++d) {
@@ -25,9 +25,11 @@ PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve
     const PlannedDevice& planned = plan.devices[device];
     const std::string label = planned.accelerator ? "stage" + std::to_string(plan.stages.size())
                                                   : "cpu" + std::to_string(planned.index);
-    plan.stages.push_back({device, label, evaluation.devices[device].load, evaluation.devices[device].memory});
+    plan.stages.push_back(
+        {device, label, evaluation.devices[device].load, evaluation.devices[device].memory});
   }
-  for (int stage : placement.stage_of) plan.stage_of_node.push_back(renumber.at(stage));
+  for (int stage : placement.stage_of)
+    plan.stage_of_node.push_back(renumber.at(stage));
   plan.algorithm = algorithm;
   plan.status = toString(solve.status);
   plan.value = evaluation.max_load;

@@ -11,7 +11,7 @@
 
 namespace placer {
 
-PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve, const Evaluation& evaluation,
-                                const std::string& algorithm);
+PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve,
+                                const Evaluation& evaluation, const std::string& algorithm);
 
 }  // namespace placer

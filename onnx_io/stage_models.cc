@@ -8,9 +8,8 @@
 // The model-level fields (IR version, opsets, producer, metadata, local functions) are copied
 // unchanged; training_info is not, as it refers to the whole graph.
 #include "onnx_io/stage_models.h"
+#include "onnx_io/model_proto.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
@@ -33,22 +32,6 @@ using Json = nlohmann::ordered_json;
 
 // Below this IR version every initializer must also be declared as a graph input.
 constexpr std::int64_t kInitializersNeedInputs = 4;
-
-Expected<onnx::ModelProto> parseModel(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return ioError("cannot read " + path.string());
-  onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
-      !model.has_graph()) {
-    return invalidInput(path.string() + ": not a valid ONNX model");
-  }
-  return model;
-}
 
 // What one stage holds and how it connects, in terms of the original model.
 struct StageContents {
@@ -474,7 +457,7 @@ Json manifestJson(const std::filesystem::path& input, const OnnxGraph& graph, co
 
 Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
                                     const PlacementPlan& plan) {
-  auto parsed = parseModel(input);
+  auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& base = *parsed;
   // Keep the model-level fields in `base` and the graph apart, so each stage copies only the former.

@@ -1,5 +1,7 @@
 #include "onnx_io/workload_json.h"
 
+#include "onnx_io/json_text.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,27 +20,12 @@ using nlohmann::json;
 
 namespace {
 
-// "file:line:column" for a byte offset into text (nlohmann reports byte offsets).
-std::string position(const std::string& text, std::size_t byte, const std::string& source) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
 Expected<json> parseJson(const std::string& text, const std::string& source) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
-    return invalidInput(position(text, e.byte == 0 ? 0 : e.byte - 1, source) + ": malformed JSON: " + what);
+    return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
+                        ": malformed JSON: " + jsonErrorDetail(e.what()));
   }
 }
 
@@ -322,7 +309,8 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
   out["edges"] = nlohmann::ordered_json::array();
   for (Vertex v = 0; v < n; ++v) {
     if (!net_of[v]) continue;
-    for (Vertex s : net_of[v]->sinks) out["edges"].push_back({{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}});
+    for (Vertex s : net_of[v]->sinks)
+      out["edges"].push_back({{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}});
   }
   return out;
 }

@@ -1,0 +1,29 @@
+#include "onnx_io/json_text.h"
+
+namespace placer {
+
+std::string textPosition(const std::string& text, std::size_t byte, const std::string& source) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string jsonErrorDetail(const std::string& what) {
+  std::string detail = what;
+  if (auto tag = detail.find("] "); detail.starts_with("[json.exception") && tag != std::string::npos) {
+    detail = detail.substr(tag + 2);
+  }
+  if (detail.starts_with("parse error")) {
+    if (auto colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
+  }
+  return detail;
+}
+
+}  // namespace placer
