@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cost_model/cost_model.h"
+#include "cost_model/plugin_cost_model.h"
 #include "cost_model/profile_cost_model.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/onnx_model.h"
@@ -53,6 +54,8 @@ Options:
                           later files win): our JSON (per node name or op signature), or ONNX
                           Runtime's profiling trace (kernel times; CPUExecutionProvider times are
                           CPU times, other providers' are accelerator times)
+  --cost-plugin LIB.so    a shared library giving operator times through the C ABI of
+                          cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
                           solver runtime) here (atomically) instead of standard output
   --max-ideals N          give up when the graph has more than N ideals (default 4000000)
@@ -80,15 +83,16 @@ colocated with it, so each tensor's transfer is still paid once.
 Options:
   -o, --output WORKLOAD.json   where to write (atomically; default: standard output)
   --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE,
-  --cost-profile FILE     as for place
+  --cost-profile FILE, --cost-plugin LIB.so   as for place
 )";
 
 namespace {
 
-const std::vector<OptionSpec> kModelOptions{
-    {"devices", true}, {"accelerators", true}, {"cpus", true},
-    {"memory", true},  {"dim", true, true},    {"cost-profile", true, true},
-    {"quiet", false},  {"help", false},        {"output", true}};
+const std::vector<OptionSpec> kModelOptions{{"devices", true},     {"accelerators", true},
+                                            {"cpus", true},        {"memory", true},
+                                            {"dim", true, true},   {"cost-profile", true, true},
+                                            {"cost-plugin", true}, {"quiet", false},
+                                            {"help", false},       {"output", true}};
 
 Expected<DeviceSpec> resolveDevices(const Args& args) {
   auto it = args.values.find("devices");
@@ -161,8 +165,19 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
     std::fprintf(stderr, "onnx-placer: cost profile gives times for %zu of %zu operators\n",
                  profile->matchedNodes(out.graph), out.graph.nodes.size());
   }
+  std::shared_ptr<PluginCostModel> plugin;
+  if (auto it = args.values.find("cost-plugin"); it != args.values.end()) {
+    auto loaded = PluginCostModel::load(it->second);
+    if (!loaded) return fail(loaded.status());
+    plugin = *loaded;
+  }
   RooflineCostModel roofline;
-  auto annotation = annotate(out.graph, out.devices, {&*profile, &roofline});
+  std::vector<const CostModel*> models;
+  if (plugin) models.push_back(plugin.get());
+  models.push_back(&*profile);
+  models.push_back(&roofline);
+  auto annotation = annotate(out.graph, out.devices, models);
+  if (plugin && !plugin->error().empty()) return fail(invalidInput(plugin->error()));
   if (!annotation) return fail(annotation.status());
   out.annotation = std::move(*annotation);
   if (!args.flags.count("quiet")) {

@@ -150,5 +150,23 @@ TEST_F(CliTest, CostProfilesOverrideTheRoofline) {
   EXPECT_NE(bad.err.find("broken.json"), std::string::npos) << bad.err;
 }
 
+TEST_F(CliTest, CostPluginsAreAskedFirst) {
+  RunResult plain = run({"export-workload", model("resnet50_light.onnx"), "-q"});
+  RunResult plugged =
+      run({"export-workload", model("resnet50_light.onnx"), "--cost-plugin", ONNX_PLACER_TEST_PLUGIN, "-q"});
+  ASSERT_EQ(plugged.exit_code, 0) << plugged.err;
+  json nodes = json::parse(plugged.out)["nodes"];
+  for (const auto& node : nodes) {
+    if (node["name"] == "/conv1/Conv") {
+      EXPECT_DOUBLE_EQ(node["fpgaLatency"].get<double>(), 3e-6);  // 3 input channels
+    }
+  }
+  EXPECT_NE(plain.out, plugged.out);
+  RunResult not_plugin =
+      run({"place", model("resnet50_light.onnx"), "--cost-plugin", ONNX_PLACER_NOT_A_PLUGIN});
+  EXPECT_EQ(not_plugin.exit_code, 1);
+  EXPECT_NE(not_plugin.err.find("not an onnx-placer cost plugin"), std::string::npos) << not_plugin.err;
+}
+
 }  // namespace
 }  // namespace placer::testing
