@@ -71,49 +71,6 @@ constexpr Preset kPresets[] = {
 
 constexpr int kMaxCount = 4096;
 
-// Parses text, rejecting a field given twice in one object (nlohmann would keep the last silently).
-Expected<Json> parseJson(const std::string& text, const std::string& source) {
-  std::vector<std::set<std::string>> seen;  // keys of each open object, innermost last
-  std::vector<std::string> path;            // the key under which each open object sits
-  std::string current_key;
-  std::optional<std::string> duplicate;
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        if (!seen.empty()) path.push_back(current_key);
-        seen.emplace_back();
-        break;
-      case Json::parse_event_t::object_end:
-        seen.pop_back();
-        if (!path.empty()) path.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        current_key = parsed.get<std::string>();
-        if (!seen.back().insert(current_key).second && !duplicate) {
-          std::string full;
-          for (const std::string& key : path)
-            full += key + ".";
-          duplicate = full + current_key;
-        }
-        break;
-      default:
-        break;
-    }
-    return true;
-  };
-  Json root;
-  try {
-    root = Json::parse(text, callback);
-  } catch (const Json::parse_error& e) {
-    return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
-                        ": malformed JSON: " + jsonErrorDetail(e.what()));
-  } catch (const Json::exception& e) {  // e.g. a number too large for a double
-    return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));
-  }
-  if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
-  return root;
-}
-
 std::size_t editDistance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
@@ -311,7 +268,12 @@ double DeviceSpec::transferSeconds(double bytes) const {
 }
 
 Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string& source_name) {
-  auto root = parseJson(text, source_name);
+  auto root = parseJsonRejectingDuplicates<Json>(text, source_name, [](const std::vector<std::string>& keys) {
+    std::string dotted;
+    for (const std::string& key : keys)
+      dotted += (dotted.empty() ? "" : ".") + key;
+    return dotted;
+  });
   if (!root) return root.status();
   return SpecReader(source_name).read(*root);
 }

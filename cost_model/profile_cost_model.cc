@@ -49,61 +49,6 @@ std::string joinPath(const std::vector<std::string>& keys) {
   return path;
 }
 
-// Parses text, rejecting a field given twice in one object outside any array (nlohmann would keep
-// the last silently; in our format that would hide one of two entries for the same node).
-Expected<Json> parseJson(const std::string& text, const std::string& source) {
-  struct Frame {
-    bool is_object = false;
-    std::set<std::string> keys;
-  };
-  std::vector<Frame> frames;
-  std::vector<std::string> path;  // keys of the open objects below the root
-  std::string current_key;
-  int arrays_open = 0;
-  std::optional<std::string> duplicate;
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        if (!frames.empty() && frames.back().is_object) path.push_back(current_key);
-        frames.push_back({true, {}});
-        break;
-      case Json::parse_event_t::array_start:
-        if (!frames.empty() && frames.back().is_object) path.push_back(current_key);
-        frames.push_back({false, {}});
-        ++arrays_open;
-        break;
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        if (!frames.back().is_object) --arrays_open;
-        frames.pop_back();
-        if (!frames.empty() && frames.back().is_object && !path.empty()) path.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        current_key = parsed.get<std::string>();
-        if (arrays_open == 0 && !frames.back().keys.insert(current_key).second && !duplicate) {
-          std::vector<std::string> full = path;
-          full.push_back(current_key);
-          duplicate = joinPath(full);
-        }
-        break;
-      default:
-        break;
-    }
-    return true;
-  };
-  Json root;
-  try {
-    root = Json::parse(text, callback);
-  } catch (const Json::parse_error& e) {
-    return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
-                        ": malformed JSON: " + jsonErrorDetail(e.what()));
-  } catch (const Json::exception& e) {  // e.g. a number too large for a double
-    return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));
-  }
-  if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
-  return root;
-}
-
 // A time field: a finite number >= 0, converted to seconds.
 Expected<double> readTime(const Json& value, double seconds_per_unit, const std::string& where) {
   if (!value.is_number()) return invalidInput(where + ": expected a number, found " + value.dump());
@@ -305,7 +250,7 @@ Status readProfileFile(const std::filesystem::path& path, Tables& tables) {
                         ": not a profile: expected our JSON profile (an object with \"version\"), "
                         "an ONNX Runtime trace (a JSON array) or an ONNX Runtime memory CSV "
                         "(starting \"#name,\")");
-  auto root = parseJson(text, source);
+  auto root = parseJsonRejectingDuplicates<Json>(text, source, joinPath);
   if (!root) return root.status();
   if (root->is_array()) return readOrtTrace(*root, source, tables);
   return readOwnJson(*root, source, tables);
