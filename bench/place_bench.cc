@@ -53,8 +53,7 @@ bool measure(const std::filesystem::path& path, Row& row) {
   row.costs = since(start);
   if (!annotation) return false;
   start = Clock::now();
-  auto outcome =
-      runPipeline(annotation->problem, "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand");
+  auto outcome = runPipeline(annotation->problem, defaultPipeline("dp"));
   if (!outcome) {
     std::fprintf(stderr, "%s\n", outcome.status().message().c_str());
     return false;

@@ -127,8 +127,7 @@ SolveReport solve(const std::filesystem::path& path, const std::string& algorith
       setError(report, problem.status().message());
       return report;
     }
-    const std::string pipeline =
-        "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
+    const std::string pipeline = placer::defaultPipeline(algorithm);
     const auto start = std::chrono::steady_clock::now();
     auto outcome = placer::runPipeline(std::move(*problem), pipeline);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

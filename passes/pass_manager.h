@@ -37,6 +37,11 @@ class PassRegistry {
 
 void registerBuiltinPasses(PassRegistry& registry);
 
+// The default pipeline with the given partition algorithm ("dp", "dpl").
+inline std::string defaultPipeline(std::string_view algorithm) {
+  return "subdivide,colocate,orphans,scc,fold-leaves,partition=" + std::string(algorithm) + ",expand";
+}
+
 inline constexpr std::string_view kDefaultPipeline =
     "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand";
 

@@ -32,7 +32,7 @@ inline Problem loadWorkload(const std::string& relative) {
 
 // The default pipeline with the given partition algorithm ("dp" or "dpl").
 inline std::string pipelineFor(const std::string& algorithm) {
-  return "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
+  return defaultPipeline(algorithm);
 }
 
 }  // namespace placer::testing

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "onnx_io/workload_json.h"
+#include "passes/partition.h"
 
 namespace placer::cli {
 
@@ -135,6 +137,31 @@ Status emit(const Args& args, const std::string& text, const std::vector<std::fi
   std::cout << text;
   std::cout.flush();
   return Status::ok();
+}
+
+std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm,
+                                              SolverSettings& settings) {
+  algorithm = "dp";
+  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
+    if (!parseAlgorithm(it->second)) return "--algorithm must be dp or dpl (got '" + it->second + "')";
+    algorithm = it->second;
+  }
+  if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1) return "--max-ideals must be a positive integer";
+    settings.max_ideals = *v;
+  }
+  return std::nullopt;
+}
+
+ProgressFn progressPrinter(std::chrono::steady_clock::time_point start) {
+  return [start](const ProgressEvent& e) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1.0) return;
+    std::fprintf(stderr, "onnx-placer: [%s] %lld", e.phase.c_str(), static_cast<long long>(e.done));
+    if (e.total > 0) std::fprintf(stderr, "/%lld", static_cast<long long>(e.total));
+    std::fprintf(stderr, " %s (%.1f s)\n", e.detail.c_str(), elapsed);
+  };
 }
 
 }  // namespace placer::cli

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+
+#include "passes/pass.h"
 #include "passes/problem.h"
 #include "passes/status.h"
 
@@ -48,6 +51,14 @@ struct DeviceOverrides {
   void applyTo(Problem& problem) const;
 };
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
+
+// --algorithm (dp or dpl; default dp) and --max-ideals, shared by partition and place.
+std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm,
+                                              SolverSettings& settings);
+
+// Progress lines on standard error ("onnx-placer: [dp] 1234/36596 ... (2.1 s)") once a solve has run
+// for a second.
+ProgressFn progressPrinter(std::chrono::steady_clock::time_point start);
 
 // Writes text to --output atomically (never over an input), or to standard output.
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs);

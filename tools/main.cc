@@ -85,14 +85,12 @@ Options:
 int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
   const std::string workload = args.positional.front();
-  std::string algorithm = "dp";
-  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    if (!parseAlgorithm(it->second))
-      return usageError("--algorithm must be dp or dpl (got '" + it->second + "')", "partition");
-    algorithm = it->second;
-  }
+  std::string algorithm;
+  PassContext ctx;
+  if (auto error = parseSolverOptions(args, algorithm, ctx.solver)) return usageError(*error, "partition");
   std::string pipeline =
-      args.values.count("pipeline") ? args.values.at("pipeline") : std::string(kDefaultPipeline);
+      args.values.count("pipeline") ? args.values.at("pipeline") : defaultPipeline(algorithm);
+  // --algorithm also sets the partition pass of a pipeline given with --pipeline.
   if (auto pos = pipeline.find("partition=dp"); pos != std::string::npos && args.values.count("algorithm")) {
     std::size_t end = pipeline.find(',', pos);
     pipeline.replace(pos, (end == std::string::npos ? pipeline.size() : end) - pos, "partition=" + algorithm);
@@ -105,12 +103,6 @@ int runPartition(const Args& args) {
   }
   DeviceOverrides overrides;
   if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "partition");
-  PassContext ctx;
-  if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
-    auto v = parseInteger(it->second);
-    if (!v || *v < 1) return usageError("--max-ideals must be a positive integer", "partition");
-    ctx.solver.max_ideals = *v;
-  }
   ctx.verify_each = args.flags.count("verify-each") > 0;
   const bool quiet = args.flags.count("quiet") > 0;
 
@@ -122,14 +114,7 @@ int runPartition(const Args& args) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  if (!quiet) {
-    ctx.solver.progress = [&](const ProgressEvent& e) {
-      if (elapsed() < 1.0) return;
-      std::fprintf(stderr, "onnx-placer: [%s] %lld", e.phase.c_str(), static_cast<long long>(e.done));
-      if (e.total > 0) std::fprintf(stderr, "/%lld", static_cast<long long>(e.total));
-      std::fprintf(stderr, " %s (%.1f s)\n", e.detail.c_str(), elapsed());
-    };
-  }
+  if (!quiet) ctx.solver.progress = progressPrinter(start);
   auto outcome = runPipeline(std::move(*problem), pipeline, ctx);
   if (!outcome) return fail(outcome.status().withContext(workload));
 

@@ -187,8 +187,8 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
   return kOk;
 }
 
-nlohmann::ordered_json reportJson(const LoadedModel& model, const Problem& problem, const PlacementPlan& plan,
-                                  const Evaluation& eval, const SolveResult& solve, double seconds) {
+nlohmann::ordered_json reportJson(const LoadedModel& model, const PlacementPlan& plan, const Evaluation& eval,
+                                  const SolveResult& solve, double seconds) {
   nlohmann::ordered_json report;
   report["model"] = std::filesystem::path(model.graph.path).filename().string();
   report["devices"] = model.devices.name;
@@ -216,7 +216,6 @@ nlohmann::ordered_json reportJson(const LoadedModel& model, const Problem& probl
                                 {"communication_out_seconds", load.comm_out},
                                 {"memory_bytes", load.memory}});
   }
-  (void)problem;
   return report;
 }
 
@@ -281,18 +280,9 @@ int runPlace(const Args& args) {
   if (auto it = args.values.find("objective"); it != args.values.end() && it->second != "throughput") {
     return usageError("--objective must be throughput (got '" + it->second + "')", "place");
   }
-  std::string algorithm = "dp";
-  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    if (!parseAlgorithm(it->second))
-      return usageError("--algorithm must be dp or dpl (got '" + it->second + "')", "place");
-    algorithm = it->second;
-  }
+  std::string algorithm;
   PassContext ctx;
-  if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
-    auto v = parseInteger(it->second);
-    if (!v || *v < 1) return usageError("--max-ideals must be a positive integer", "place");
-    ctx.solver.max_ideals = *v;
-  }
+  if (auto error = parseSolverOptions(args, algorithm, ctx.solver)) return usageError(*error, "place");
   AnnotateMode annotate_mode = AnnotateMode::Ort;
   if (auto it = args.values.find("annotate"); it != args.values.end()) {
     auto mode = parseAnnotateMode(it->second);
@@ -306,22 +296,12 @@ int runPlace(const Args& args) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  if (!quiet) {
-    ctx.solver.progress = [&](const ProgressEvent& e) {
-      if (elapsed() < 1.0) return;
-      std::fprintf(stderr, "onnx-placer: [%s] %lld/%lld %s (%.1f s)\n", e.phase.c_str(),
-                   static_cast<long long>(e.done), static_cast<long long>(e.total), e.detail.c_str(),
-                   elapsed());
-    };
-  }
-  const std::string pipeline =
-      "subdivide,colocate,orphans,scc,fold-leaves,partition=" + algorithm + ",expand";
-  auto outcome = runPipeline(model.annotation.problem, pipeline, ctx);
+  if (!quiet) ctx.solver.progress = progressPrinter(start);
+  auto outcome = runPipeline(model.annotation.problem, defaultPipeline(algorithm), ctx);
   if (!outcome) return fail(outcome.status().withContext(model.graph.path));
   const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
   const PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, algorithm);
-  const nlohmann::ordered_json report =
-      reportJson(model, outcome->problem, plan, eval, outcome->solve, elapsed());
+  const nlohmann::ordered_json report = reportJson(model, plan, eval, outcome->solve, elapsed());
   const std::string input = args.positional.front();
 
   // Build every output in memory first, so a failure leaves nothing behind.
