@@ -1,0 +1,164 @@
+// A small mixed-integer programming layer over GLPK, so that formulations read like the paper.
+//
+//   mip::Model m;
+//   mip::Var x = m.addBinary("x_v1");
+//   mip::Var load = m.addContinuous(0, mip::kUnbounded, "Load_1");
+//   m.addGe(load - 2.5 * x, 0);        // Load_1 >= 2.5 x_v1
+//   m.minimize(load);
+//   mip::Result r = mip::solve(m, options);
+//
+// The solve reports what it knows when it stops: the incumbent, the proven lower bound and the gap,
+// and a status that says whether the incumbent is optimal (within the requested gap), feasible with
+// a gap (stopped by the time limit), whether the model is infeasible, or whether no solution was
+// found in time. A starting incumbent (values of the integer variables, e.g. from the DP or a greedy
+// split) is completed by one LP and handed to GLPK's branch-and-cut through its heuristic callback,
+// so a time-limited solve never returns anything worse than its start.
+//
+// Only minimisation is offered: every formulation here minimises a load or a latency.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace placer::mip {
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+enum class VarType { Continuous, Binary, Integer };
+
+// A variable handle: its column in the model (0-based).
+struct Var {
+  int index = -1;
+};
+
+// Linear expression: sum of coefficient * variable, plus a constant.
+class LinExpr {
+ public:
+  LinExpr() = default;
+  LinExpr(double constant) : constant_(constant) {}  // NOLINT: implicit by design
+  LinExpr(Var v) { terms_.emplace_back(v.index, 1.0); }  // NOLINT: implicit by design
+
+  LinExpr& add(Var v, double coefficient) {
+    if (coefficient != 0) terms_.emplace_back(v.index, coefficient);
+    return *this;
+  }
+  LinExpr& operator+=(const LinExpr& other);
+  LinExpr& operator-=(const LinExpr& other);
+  LinExpr& operator*=(double factor);
+
+  const std::vector<std::pair<int, double>>& terms() const { return terms_; }
+  double constant() const { return constant_; }
+
+ private:
+  std::vector<std::pair<int, double>> terms_;  // (column, coefficient); duplicates are summed
+  double constant_ = 0;
+};
+
+LinExpr operator+(LinExpr a, const LinExpr& b);
+LinExpr operator-(LinExpr a, const LinExpr& b);
+LinExpr operator-(LinExpr a);
+LinExpr operator*(double factor, LinExpr e);
+LinExpr operator*(LinExpr e, double factor);
+
+class Model {
+ public:
+  Var addVar(VarType type, double lower, double upper, std::string name);
+  Var addBinary(std::string name) { return addVar(VarType::Binary, 0, 1, std::move(name)); }
+  Var addContinuous(double lower, double upper, std::string name) {
+    return addVar(VarType::Continuous, lower, upper, std::move(name));
+  }
+
+  // lhs <= rhs, lhs >= rhs, lhs == rhs; the expressions may hold variables on both sides.
+  void addLe(const LinExpr& lhs, const LinExpr& rhs, std::string name = "");
+  void addGe(const LinExpr& lhs, const LinExpr& rhs, std::string name = "");
+  void addEq(const LinExpr& lhs, const LinExpr& rhs, std::string name = "");
+
+  void minimize(LinExpr objective) { objective_ = std::move(objective); }
+
+  int numVars() const { return static_cast<int>(vars_.size()); }
+  int numConstraints() const { return static_cast<int>(rows_.size()); }
+  int numIntegerVars() const;
+
+  // Objective value of a full assignment (for tests and checks).
+  double objectiveValue(const std::vector<double>& values) const;
+  // Largest violation of any bound, integrality or constraint by a full assignment (0 if feasible).
+  double maxViolation(const std::vector<double>& values) const;
+
+  struct VarInfo {
+    VarType type;
+    double lower, upper;
+    std::string name;
+  };
+  enum class Sense { Le, Ge, Eq };
+  struct Row {
+    std::vector<std::pair<int, double>> terms;  // merged, no zero coefficients
+    Sense sense;
+    double rhs;
+    std::string name;
+  };
+  const std::vector<VarInfo>& vars() const { return vars_; }
+  const std::vector<Row>& rows() const { return rows_; }
+  const LinExpr& objective() const { return objective_; }
+
+ private:
+  void addRow(const LinExpr& lhs, const LinExpr& rhs, Sense sense, std::string name);
+
+  std::vector<VarInfo> vars_;
+  std::vector<Row> rows_;
+  LinExpr objective_;
+};
+
+// What the solver has proven when it reports or stops.
+struct Progress {
+  double seconds = 0;
+  double incumbent = kUnbounded;  // best objective found so far (+inf: none yet)
+  double bound = -kUnbounded;     // proven lower bound on the optimum
+  double gap = kUnbounded;        // (incumbent - bound) / max(|incumbent|, 1e-9)
+  std::int64_t nodes = 0;         // branch-and-bound nodes explored
+};
+
+struct Options {
+  double time_limit = kUnbounded;  // seconds of branch-and-cut (the root LP is not interrupted)
+  double mip_gap = 0;              // stop once the relative gap is at most this
+  // Values of the integer variables (indexed by column; continuous entries are ignored) of a known
+  // solution. It is completed by an LP over the continuous variables and offered to the solver.
+  std::vector<double> start;
+  std::function<void(const Progress&)> progress;  // called about every progress_interval seconds
+  double progress_interval = 1.0;
+  // Lower bound known from elsewhere (e.g. a combinatorial bound); the reported bound is never
+  // below it.
+  double known_bound = -kUnbounded;
+};
+
+enum class Status {
+  Optimal,     // incumbent proven optimal within Options::mip_gap
+  Feasible,    // incumbent found, stopped by the time limit with a gap
+  Infeasible,  // the model has no solution
+  NoSolution,  // stopped by the time limit before any solution was found
+  Error,       // GLPK failed (numerical trouble, unbounded relaxation)
+};
+const char* toString(Status status);
+
+struct Result {
+  Status status = Status::Error;
+  double objective = kUnbounded;  // of `values`, when there is an incumbent
+  double bound = -kUnbounded;     // proven lower bound
+  double gap = kUnbounded;        // relative gap between objective and bound
+  std::vector<double> values;     // incumbent, indexed by column (empty without one)
+  bool start_used = false;        // the start was accepted as an incumbent
+  bool start_feasible = false;    // the start could be completed to a feasible solution
+  double seconds = 0;
+  std::int64_t nodes = 0;
+  std::string message;  // for Error, and details of how the solve ended
+};
+
+Result solve(const Model& model, const Options& options = {});
+
+// Relative gap as GLPK and the reports define it.
+double relativeGap(double incumbent, double bound);
+
+}  // namespace placer::mip
