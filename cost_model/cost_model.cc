@@ -7,23 +7,37 @@
 
 namespace placer {
 
-OpShapeInfo shapeInfo(const OnnxGraph& graph, int node) {
-  const OnnxNode& n = graph.nodes[node];
+namespace {
+
+OpShapeInfo nodeShapeInfo(const OnnxNode& n, const std::vector<TensorInfo>& tensors) {
   OpShapeInfo info;
   info.op_type = n.op_type;
   info.domain = n.domain;
   info.int_attributes = n.int_attributes;
   info.float_attributes = n.float_attributes;
   for (int t : n.inputs) {
-    info.inputs.push_back(t >= 0 ? graph.tensors[t].shape : std::nullopt);
-    info.input_element_bytes.push_back(t >= 0 ? elementBytes(graph.tensors[t].element_type) : 0);
-    info.input_is_weight.push_back(t >= 0 && graph.tensors[t].is_weight);
+    info.inputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);
+    info.input_element_bytes.push_back(t >= 0 ? elementBytes(tensors[t].element_type) : 0);
+    info.input_is_weight.push_back(t >= 0 && tensors[t].is_weight);
   }
   for (int t : n.outputs) {
-    info.outputs.push_back(t >= 0 ? graph.tensors[t].shape : std::nullopt);
-    info.output_element_bytes.push_back(t >= 0 ? elementBytes(graph.tensors[t].element_type) : 0);
+    info.outputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);
+    info.output_element_bytes.push_back(t >= 0 ? elementBytes(tensors[t].element_type) : 0);
   }
+  for (const OnnxSubgraph& body : n.subgraphs) {
+    SubgraphShapeInfo sub{body.attribute, {}};
+    for (const OnnxNode& inner : body.nodes)
+      sub.nodes.push_back(nodeShapeInfo(inner, body.tensors));
+    info.subgraphs.push_back(std::move(sub));
+  }
+  if (n.body_runs) info.body_runs = static_cast<double>(*n.body_runs);
   return info;
+}
+
+}  // namespace
+
+OpShapeInfo shapeInfo(const OnnxGraph& graph, int node) {
+  return nodeShapeInfo(graph.nodes[node], graph.tensors);
 }
 
 std::optional<NodeTimes> RooflineCostModel::estimate(const OnnxGraph& graph, int node,
@@ -46,6 +60,70 @@ int findRoot(std::vector<int>& parent, int x) {
   while (parent[x] != x)
     x = parent[x] = parent[parent[x]];
   return x;
+}
+
+// The node an override key names: the node of that name, else — for ONNX Runtime's
+// "<node name>_<decimal hash>" — the node named by what precedes the last '_'. -1 for none.
+int overriddenNode(const std::string& key, const std::map<std::string, int>& node_of_name) {
+  if (auto it = node_of_name.find(key); it != node_of_name.end()) return it->second;
+  const std::size_t cut = key.rfind('_');
+  if (cut == std::string::npos || cut + 1 == key.size()) return -1;
+  if (!std::all_of(key.begin() + static_cast<std::ptrdiff_t>(cut) + 1, key.end(),
+                   [](char c) { return c >= '0' && c <= '9'; })) {
+    return -1;
+  }
+  auto it = node_of_name.find(key.substr(0, cut));
+  return it == node_of_name.end() ? -1 : it->second;
+}
+
+// Up to three quoted names, then how many more.
+std::string someNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i)
+    text += (i > 0 ? ", \"" : "\"") + names[i] + "\"";
+  if (names.size() > 3) text += " and " + std::to_string(names.size() - 3) + " more";
+  return text;
+}
+
+// Replaces memory[v] by the measured figures of options.memory_overrides (rules in cost_model.h).
+void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options, std::vector<double>& memory,
+                          std::vector<std::string>& warnings) {
+  if (options.memory_overrides.empty()) return;
+  std::map<std::string, int> node_of_name;
+  for (int v = 0; v < static_cast<int>(graph.nodes.size()); ++v)
+    node_of_name.emplace(graph.nodes[v].name, v);
+  std::map<int, MemoryOverride> measured;
+  std::map<std::string, std::vector<std::string>> unknown;  // source -> keys
+  for (const auto& [key, figure] : options.memory_overrides) {
+    const int v = overriddenNode(key, node_of_name);
+    if (v < 0) {
+      unknown[figure.source].push_back(key);
+      continue;
+    }
+    auto [it, inserted] = measured.try_emplace(v, figure);
+    if (!inserted && figure.bytes > it->second.bytes) it->second = figure;
+  }
+  std::map<std::string, std::vector<std::string>> zero;  // source -> node names
+  for (const auto& [v, figure] : measured) {
+    if (figure.bytes == 0 && memory[v] > 0) {
+      zero[figure.source].push_back(graph.nodes[v].name);
+    } else {
+      memory[v] = figure.bytes;
+    }
+  }
+  for (const auto& [source, keys] : unknown) {
+    warnings.push_back(
+        source + ": " + std::to_string(keys.size()) +
+        " memory statistics row(s) name no operator of the model (weight producers folded into "
+        "their readers, or nodes made by ONNX Runtime's optimizer) and are ignored: " +
+        someNames(keys));
+  }
+  for (const auto& [source, names] : zero) {
+    warnings.push_back(source + ": initializers_sizes is 0 for " + std::to_string(names.size()) +
+                       " operator(s) that read weights (" + someNames(names) +
+                       "); ONNX Runtime writes 0 there when it counts weights under input_sizes, so the "
+                       "model's weight bytes are kept");
+  }
 }
 
 }  // namespace
@@ -74,6 +152,9 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
         memory[c] += bytes;  // small constants are copied into each stage
     }
   }
+  for (int v = 0; v < n; ++v)
+    memory[v] += graph.nodes[v].subgraph_weight_bytes;  // defined inside its bodies: its own
+  applyMemoryOverrides(graph, options, memory, out.warnings);
   std::map<int, int> class_size;
   for (int v = 0; v < n; ++v)
     ++class_size[findRoot(parent, v)];

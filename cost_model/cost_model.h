@@ -8,6 +8,7 @@
 // colocation class for operators that read the same large weight (they must share it).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,15 +47,30 @@ class RooflineCostModel : public CostModel {
                                     const DeviceSpec& devices) const override;
 };
 
+// A measured accelerator memory for one node (ONNX Runtime's initializers_sizes, from
+// ProfileCostModel::weightMemory()).
+struct MemoryOverride {
+  double bytes = 0;
+  std::string source;  // the file that gave it, for messages
+};
+
 struct AnnotateOptions {
   // Operators reading the same weight of at least this many bytes are colocated (the weight lives on
   // one device); smaller shared constants (shapes, masks) are duplicated into each stage instead.
   double colocate_weight_bytes = 1 << 20;
+
+  // Memory m_v of named nodes, replacing the weight bytes found in the model. A key is a node name,
+  // or ONNX Runtime's "<node name>_<decimal hash>"; when several keys name one node the largest
+  // figure counts. Keys that name no node are reported in Annotation::warnings and ignored, as
+  // profile times for unknown names are. An override of 0 for a node that reads weights is ignored
+  // with a warning: ONNX Runtime 1.30 writes 0 in initializers_sizes for every node (it counts
+  // constant inputs under input_sizes), and taking it would place as if there were no weights.
+  std::map<std::string, MemoryOverride> memory_overrides;
 };
 
 struct Annotation {
   Problem problem;                    // vertex i is graph.nodes[i]; members = {i}
-  std::vector<std::string> warnings;  // tensors without a static size
+  std::vector<std::string> warnings;  // tensors without a static size, memory overrides not applied
 };
 
 // `models` are asked in order; the first answer counts. Fails if no model answers for a node.

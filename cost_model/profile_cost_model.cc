@@ -100,7 +100,7 @@ Status readEntries(const Json& section, const std::string& section_name, double 
 struct Tables {
   TimeTable by_name;
   TimeTable by_signature;
-  std::map<std::string, double> memory_bytes;
+  std::map<std::string, ProfileCostModel::MemoryStats> memory;
 };
 
 Status readOwnJson(const Json& root, const std::string& source, Tables& tables) {
@@ -217,16 +217,16 @@ Status readMemoryCsv(const std::string& text, const std::string& source, Tables&
     if (fields.size() != 5)
       return invalidInput(where + ": expected 5 columns, found " + std::to_string(fields.size()));
     if (fields[0].empty()) return invalidInput(where + ": name: empty node name");
-    double bytes = 0;
+    double bytes[5] = {};
     for (std::size_t c = 1; c < 5; ++c) {
       unsigned long long value = 0;
       auto [end, error] = std::from_chars(fields[c].data(), fields[c].data() + fields[c].size(), value);
       if (error != std::errc() || end != fields[c].data() + fields[c].size() || fields[c].empty())
         return invalidInput(where + ": " + kColumns[c] + ": expected a byte count, found \"" +
                             std::string(fields[c]) + "\"");
-      bytes += static_cast<double>(value);
+      bytes[c] = static_cast<double>(value);
     }
-    tables.memory_bytes[std::string(fields[0])] = bytes;
+    tables.memory[std::string(fields[0])] = {bytes[1], bytes[2], bytes[3], bytes[4], source};
   }
   return Status::ok();
 }
@@ -313,10 +313,18 @@ std::size_t ProfileCostModel::matchedNodes(const OnnxGraph& graph) const {
   return matched;
 }
 
-std::optional<double> ProfileCostModel::memoryBytes(const std::string& node_name) const {
-  auto it = memory_bytes_.find(node_name);
-  if (it == memory_bytes_.end()) return std::nullopt;
+std::optional<ProfileCostModel::MemoryStats> ProfileCostModel::memoryStats(
+    const std::string& row_name) const {
+  auto it = memory_.find(row_name);
+  if (it == memory_.end()) return std::nullopt;
   return it->second;
+}
+
+std::map<std::string, MemoryOverride> ProfileCostModel::weightMemory() const {
+  std::map<std::string, MemoryOverride> out;
+  for (const auto& [name, stats] : memory_)
+    out[name] = MemoryOverride{stats.initializers_sizes, stats.source};
+  return out;
 }
 
 Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>& files) {
@@ -327,8 +335,8 @@ Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>&
     if (!s) return s;
     mergeTimes(tables.by_name, model.by_name_);
     mergeTimes(tables.by_signature, model.by_signature_);
-    for (auto& [name, bytes] : tables.memory_bytes)
-      model.memory_bytes_[name] = bytes;
+    for (auto& [name, stats] : tables.memory)
+      model.memory_[name] = stats;
   }
   return model;
 }

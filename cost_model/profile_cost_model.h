@@ -25,9 +25,15 @@
 //  3. ONNX Runtime's per-node memory statistics (session option
 //     "session.collect_node_memory_stats_to_file"): CSV text whose first line is
 //     "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations", then one
-//     "name,a,b,c,d" row per node (non-negative integers, bytes). memoryBytes(name) is a + b + c + d,
-//     the figure ONNX Runtime's own memory-aware partitioning uses. It is informational: estimate()
-//     never reads it.
+//     "name,a,b,c,d" row per node (non-negative integers, bytes). ONNX Runtime names a row
+//     "<node name>_<hash of its tensor names>" (the op type for an unnamed node); a row may also
+//     give the plain node name. They give memory, not times (estimate() never reads them):
+//     weightMemory() makes initializers_sizes the node's accelerator memory m_v — the weights it
+//     keeps resident, which is what the placement's memory budget counts (cost_model/README.md).
+//     input_sizes (activations read, each tensor at its first reader), total_dynamic_sizes (outputs
+//     allocated at run time) and total_temp_allocations (scratch) are transient: they live while a
+//     node runs or until their readers have, so they are not a per-node sum. memoryStats() gives
+//     all four.
 //
 // Rules. Files are merged in order, per node name (or signature) and per device: a later file's
 // value replaces an earlier one's, so a CPU trace and a CUDA trace of the same model combine. For a
@@ -79,15 +85,28 @@ class ProfileCostModel : public CostModel {
   // How many of the graph's nodes estimate() answers, for reporting.
   std::size_t matchedNodes(const OnnxGraph& graph) const;
 
-  // Bytes from ONNX Runtime's memory statistics for the node of that name, when a file gave them.
-  std::optional<double> memoryBytes(const std::string& node_name) const;
+  // One row of ONNX Runtime's memory statistics, in bytes.
+  struct MemoryStats {
+    double input_sizes = 0;
+    double initializers_sizes = 0;
+    double total_dynamic_sizes = 0;
+    double total_temp_allocations = 0;
+    std::string source;  // the file that gave it
+  };
+
+  // The memory statistics row of that name (as written in the file), when a file gave one.
+  std::optional<MemoryStats> memoryStats(const std::string& row_name) const;
+
+  // Every memory statistics row as a weight-memory override for annotate(): its initializers_sizes,
+  // keyed by the row name (annotate() matches "<node name>_<hash>" to the node).
+  std::map<std::string, MemoryOverride> weightMemory() const;
 
  private:
   friend Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>& files);
 
   std::map<std::string, Times> by_name_;
   std::map<std::string, Times> by_signature_;
-  std::map<std::string, double> memory_bytes_;
+  std::map<std::string, MemoryStats> memory_;
 };
 
 // Reads the files in order and merges them (see above). No files gives a model that answers no

@@ -6,8 +6,9 @@
 // multiply-accumulates, 2 FLOPs each; the rest count a fixed cost per output, input or broadcast
 // element). Bytes are elements × element size of every known input (read once, weights included)
 // and output (written once), except that views move nothing, Shape/Size read no data and the
-// gathering ops read only the elements they copy. Invariant: when a formula cannot be evaluated
-// exactly from the shapes given, the result says so (estimated == false) and why (note).
+// gathering ops read only the elements they copy. If/Loop/Scan given with their bodies are the work of
+// the bodies, recursively (controlFlowWork). Invariant: when a formula cannot be evaluated exactly
+// from the shapes given, the result says so (estimated == false) and why (note).
 #include "cost_model/roofline.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace placer {
 namespace {
@@ -416,9 +418,98 @@ void countBytes(const OpShapeInfo& op, Family family, OpWork& work) {
   }
 }
 
+bool isControlFlow(const OpShapeInfo& op) {
+  const bool default_domain = op.domain.empty() || op.domain == "ai.onnx";
+  return default_domain && !op.subgraphs.empty() &&
+         (op.op_type == "If" || op.op_type == "Loop" || op.op_type == "Scan");
+}
+
+// The "; "-separated reasons of a note.
+std::vector<std::string> noteReasons(const std::string& note) {
+  std::vector<std::string> reasons;
+  for (std::size_t start = 0; start < note.size();) {
+    std::size_t end = note.find("; ", start);
+    if (end == std::string::npos) end = note.size();
+    reasons.push_back(note.substr(start, end - start));
+    start = end + 2;
+  }
+  return reasons;
+}
+
+// Marks `into` approximate with each reason of `from`, prefixed, once.
+void mergeNotes(const OpWork& from, const std::string& prefix, OpWork& into) {
+  if (from.estimated) return;
+  into.estimated = false;
+  const std::vector<std::string> known = noteReasons(into.note);
+  for (const std::string& reason : noteReasons(from.note)) {
+    if (std::find(known.begin(), known.end(), prefix + reason) == known.end()) {
+      markApproximate(into, prefix + reason);
+    }
+  }
+}
+
+// One body graph: the sum of its operators' work; their fallback notes are kept, once each, prefixed
+// with the attribute they come from.
+OpWork bodyWork(const SubgraphShapeInfo& body) {
+  OpWork total;
+  for (const OpShapeInfo& node : body.nodes) {
+    const OpWork work = estimateWork(node);
+    total.flops += work.flops;
+    total.macs += work.macs;
+    total.bytes_read += work.bytes_read;
+    total.bytes_written += work.bytes_written;
+    mergeNotes(work, body.attribute + ": ", total);
+  }
+  return total;
+}
+
+// If runs one branch: the costlier one, taken as max FLOPs and the bytes of the branch that moves
+// more. On every device that is exactly the slower branch's roofline time, since
+// max(max_b f_b / P, max_b m_b / B) = max_b max(f_b / P, m_b / B). Loop and Scan run their body
+// body_runs times. The node's own inputs and outputs are not counted again: the body's operators
+// read and write them.
+OpWork controlFlowWork(const OpShapeInfo& op) {
+  OpWork work;
+  if (op.op_type == "If") {
+    double most_bytes = -1;
+    for (const SubgraphShapeInfo& branch : op.subgraphs) {
+      const OpWork b = bodyWork(branch);
+      work.flops = std::max(work.flops, b.flops);
+      work.macs = std::max(work.macs, b.macs);
+      if (b.bytes_read + b.bytes_written > most_bytes) {
+        most_bytes = b.bytes_read + b.bytes_written;
+        work.bytes_read = b.bytes_read;
+        work.bytes_written = b.bytes_written;
+      }
+      mergeNotes(b, "", work);
+    }
+    return work;
+  }
+  for (const SubgraphShapeInfo& body : op.subgraphs) {
+    const OpWork b = bodyWork(body);
+    work.flops += b.flops;
+    work.macs += b.macs;
+    work.bytes_read += b.bytes_read;
+    work.bytes_written += b.bytes_written;
+    mergeNotes(b, "", work);
+  }
+  if (op.body_runs) {
+    const double runs = *op.body_runs;
+    work.flops *= runs;
+    work.macs *= runs;
+    work.bytes_read *= runs;
+    work.bytes_written *= runs;
+  } else {
+    markApproximate(work, op.op_type + ": " + (op.op_type == "Loop" ? "trip count" : "scan length") +
+                              " unknown, body counted once");
+  }
+  return work;
+}
+
 }  // namespace
 
 OpWork estimateWork(const OpShapeInfo& op) {
+  if (isControlFlow(op)) return controlFlowWork(op);
   OpWork work;
   const OpFormula* formula = findFormula(op);
   Family family = formula != nullptr ? formula->family : Family::Move;

@@ -22,6 +22,15 @@ namespace placer {
 
 using Shape = std::vector<std::int64_t>;  // static dims; a scalar is {}; a negative dim means unknown
 
+struct OpShapeInfo;
+
+// One graph attribute of a control-flow operator (If's then_branch and else_branch, Loop's and Scan's
+// body): the operators inside it, each with the shapes inferred there (nested bodies nest).
+struct SubgraphShapeInfo {
+  std::string attribute;  // "then_branch", "else_branch", "body"
+  std::vector<OpShapeInfo> nodes;
+};
+
 // One operator as the ONNX loader sees it: op type, shapes after shape inference, element sizes and
 // the integer/float attributes the formulas read.
 struct OpShapeInfo {
@@ -33,6 +42,10 @@ struct OpShapeInfo {
   std::map<std::string, std::vector<std::int64_t>> int_attributes;  // "group" -> {1}, "kernel_shape" -> {3,3}
   std::map<std::string, double> float_attributes;
   std::vector<bool> input_is_weight;  // same length as inputs; weights are read from device memory too
+  // If/Loop/Scan: the body graphs, whose operators are the node's work; and how many times the body
+  // runs per execution (Loop: its constant trip count; Scan: the scan length), when known.
+  std::vector<SubgraphShapeInfo> subgraphs;
+  std::optional<double> body_runs;
 };
 
 struct OpWork {
@@ -46,6 +59,8 @@ struct OpWork {
 
 // The arithmetic and memory traffic of one operator (formulas in cost_model/README.md). Never fails:
 // an op type without a formula or missing shapes give a fallback with estimated == false and a note.
+// A control-flow operator with subgraphs is the work of its body: If the costlier branch, Loop and
+// Scan the body times body_runs (once, noted, when unknown).
 OpWork estimateWork(const OpShapeInfo& op);
 
 struct RooflineDevice {

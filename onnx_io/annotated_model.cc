@@ -320,11 +320,16 @@ std::string_view annotateModeName(AnnotateMode mode) {
 }
 
 Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, const OnnxGraph& graph,
-                                          const PlacementPlan& plan, AnnotateMode mode) {
+                                          const PlacementPlan& plan, AnnotateMode mode,
+                                          const std::filesystem::path& output_dir) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& model = *parsed;
   if (Status status = checkPlanMatchesModel(input, model, graph, plan); !status) return status;
+  if (!output_dir.empty()) {
+    if (Status status = relocateExternalData(*model.mutable_graph(), input, output_dir); !status)
+      return status;
+  }
 
   // Generated names become the model's own, so the plan's keys name real nodes.
   onnx::GraphProto& proto = *model.mutable_graph();

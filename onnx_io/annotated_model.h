@@ -13,7 +13,8 @@
 //
 // No attribute is ever added to a node (the checker rejects unknown attributes on standard ops),
 // and everything else in the model is kept as it was, external-data references included (their side
-// files are never opened). Re-annotating an annotated model replaces the earlier annotations.
+// files are never opened; their locations change only to stay valid from the output's directory).
+// Re-annotating an annotated model replaces the earlier annotations.
 //
 // Nodes that are not operators to place (Constant / ConstantOfShape producers folded into their
 // readers) get the stage of their first reader, so ONNX Runtime finds every node assigned; nodes
@@ -43,8 +44,13 @@ std::string_view annotateModeName(AnnotateMode mode);
 
 // Reads the model at `input` again (never modifying it), writes `plan` into it and returns the
 // serialized model. `graph` must be loadOnnx(input) and `plan` a plan for it (one stage per node);
-// a mismatch is InvalidInput. The caller writes the bytes (writeFileAtomically).
+// a mismatch is InvalidInput. The caller writes the bytes (writeFileAtomically) into `output_dir`
+// (empty: the input's directory). External-data locations, relative to the model's directory, are
+// rewritten to resolve from `output_dir`; when a data file is not inside `output_dir` no valid
+// location exists (ONNX takes none outside the model's directory) and this fails with InvalidInput
+// saying where to write instead (relocateExternalData in model_proto.h).
 Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, const OnnxGraph& graph,
-                                          const PlacementPlan& plan, AnnotateMode mode);
+                                          const PlacementPlan& plan, AnnotateMode mode,
+                                          const std::filesystem::path& output_dir = {});
 
 }  // namespace placer

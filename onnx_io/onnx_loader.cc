@@ -4,7 +4,9 @@
 // Dynamic input dimensions are fixed before shape inference (--dim NAME=VALUE, else
 // LoadOptions::default_dim, with a warning), and inference runs with data propagation so shape
 // arithmetic (Shape -> Gather -> Concat -> Reshape) resolves to static shapes where ONNX can do it.
-// External-data initializers are never read: their sizes come from their dims.
+// External-data initializers are never read: their sizes come from their dims. Control-flow bodies are
+// read from the inferred copy (ONNX writes their value_info there) into OnnxNode::subgraphs, with the
+// Loop trip count or Scan length when it is known.
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -74,7 +76,7 @@ double OnnxGraph::weightBytes(int node) const {
   for (int t : nodes[node].inputs) {
     if (t >= 0 && tensors[t].is_weight && seen.insert(t).second) total += tensors[t].bytes().value_or(0);
   }
-  return total;
+  return total + nodes[node].subgraph_weight_bytes;
 }
 
 namespace {
@@ -383,12 +385,64 @@ void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypePr
   }
 }
 
-// Element types and shapes of every tensor, from shape inference on a copy with shape arithmetic
-// folded. Returns the number of nodes folded.
+// Exporters write "loop until the condition says stop" as a trip count of INT64_MAX (or INT32_MAX);
+// such a count says nothing about how often the body runs.
+constexpr std::int64_t kNoTripLimit = std::numeric_limits<std::int32_t>::max();
+
+// A Loop's trip count M when it is a constant that limits the loop, else nullopt.
+std::optional<std::int64_t> constantTripCount(const IntTensor* m) {
+  if (m == nullptr || m->values.size() != 1 || m->values[0] < 0 || m->values[0] >= kNoTripLimit) {
+    return std::nullopt;
+  }
+  return m->values[0];
+}
+
+// ONNX's inference gives a Loop's loop-carried outputs no shape, as a carried value may change shape
+// from one iteration to the next. When the body gives a carried value back with the static shape it
+// came in with, that shape is a fixed point of the body, hence the output's shape. (Scan outputs stay
+// unknown: their length is the number of iterations actually run, which the condition may cut short.)
+// Adds what it can find to `loop_types`; true if anything was new.
+bool addLoopOutputTypes(const onnx::GraphProto& g, const std::map<std::string, onnx::TypeProto>& types,
+                        std::map<std::string, onnx::TypeProto>& loop_types) {
+  bool added = false;
+  auto static_shape = [&](const std::string& name) -> std::optional<Shape> {
+    auto it = types.find(name);
+    return it == types.end() ? std::nullopt : shapeOf(it->second);
+  };
+  for (const auto& node : g.node()) {
+    if (node.op_type() != "Loop" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& attr : node.attribute()) {
+      if (attr.name() == "body" && attr.has_g()) body = &attr.g();
+    }
+    if (body == nullptr) continue;
+    const int carried = node.input_size() - 2;
+    for (int i = 0; i < carried && i < node.output_size() && i + 1 < body->output_size(); ++i) {
+      const std::string& name = node.output(i);
+      if (name.empty() || loop_types.count(name) || static_shape(name)) continue;
+      const onnx::TypeProto& body_type = body->output(i + 1).type();
+      const std::optional<Shape> shape = shapeOf(body_type);
+      if (!shape || !body_type.has_tensor_type() || static_shape(node.input(i + 2)) != shape) continue;
+      onnx::TypeProto type;
+      type.mutable_tensor_type()->set_elem_type(body_type.tensor_type().elem_type());
+      auto* dims = type.mutable_tensor_type()->mutable_shape();
+      for (std::int64_t d : *shape)
+        dims->add_dim()->set_dim_value(d);
+      loop_types[name] = type;
+      added = true;
+    }
+  }
+  return added;
+}
+
+// Element types and shapes of every tensor, from shape inference on a copy (`work`) with shape
+// arithmetic folded; the copy keeps what inference found inside control-flow bodies, and the folded
+// values as initializers. Returns the number of nodes folded.
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
-               std::vector<std::string>& warnings) {
-  onnx::ModelProto work = model;
+               onnx::ModelProto& work, std::vector<std::string>& warnings) {
+  work = model;
   int folded = 0;
+  std::map<std::string, onnx::TypeProto> loop_types;
   try {
     for (int round = 0; round < 16; ++round) {
       runInference(work);
@@ -412,7 +466,8 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
         computed.emplace_back(node.output(0), *value);
         remove.insert(i);
       }
-      if (remove.empty()) break;
+      const bool new_loop_types = addLoopOutputTypes(work.graph(), types, loop_types);
+      if (remove.empty() && !new_loop_types) break;
       folded += static_cast<int>(remove.size());
       auto* graph = work.mutable_graph();
       google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
@@ -422,13 +477,215 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
       graph->mutable_node()->Swap(&kept);
       for (const auto& [name, value] : computed)
         *graph->add_initializer() = intTensorProto(name, value);
-      // Inference merges with existing value_info; start afresh so folded shapes can propagate.
+      // Inference merges with existing value_info; start afresh so folded shapes can propagate, from
+      // the Loop output types found so far.
       graph->clear_value_info();
+      for (const auto& [name, type] : loop_types) {
+        onnx::ValueInfoProto* info = graph->add_value_info();
+        info->set_name(name);
+        *info->mutable_type() = type;
+      }
     }
   } catch (const std::exception& e) {
     warnings.push_back(std::string("shape inference stopped early: ") + e.what());
   }
   return folded;
+}
+
+// ---- Control-flow bodies -------------------------------------------------------------------------
+// If/Loop/Scan are placed as one opaque node that costs what its bodies cost. Shape inference writes
+// the types it finds inside the bodies of the working copy into their value_info; each body becomes an
+// OnnxSubgraph of its operators, typed from its own scope and the scopes around it.
+
+// What is known of the names visible in one graph scope; lookups fall back to the enclosing scopes.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::map<std::string, onnx::TypeProto> types;
+  std::map<std::string, IntTensor> ints;  // small constant integer tensors (Loop trip counts)
+  std::set<std::string> weights;          // initializers and outputs of constant producers
+
+  const onnx::TypeProto* type(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      if (auto it = s->types.find(name); it != s->types.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  const IntTensor* value(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      if (auto it = s->ints.find(name); it != s->ints.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  bool isWeight(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      if (s->weights.count(name)) return true;
+    }
+    return false;
+  }
+};
+
+bool hasSubgraphs(const onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+}
+
+bool defaultDomain(const onnx::NodeProto& node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
+// How many times a Loop's or Scan's body runs per execution, or nullopt with the reason in `why`.
+std::optional<std::int64_t> bodyRuns(const onnx::NodeProto& node, const Scope& scope, std::int64_t opset,
+                                     std::string& why) {
+  if (!defaultDomain(node)) return std::nullopt;
+  if (node.op_type() == "Loop") {
+    const IntTensor* m =
+        node.input_size() > 0 && !node.input(0).empty() ? scope.value(node.input(0)) : nullptr;
+    if (auto trips = constantTripCount(m)) return trips;
+    if (m == nullptr || m->values.size() != 1) {
+      why = "its trip count M is not a constant";
+    } else {
+      why = "its trip count M = " + std::to_string(m->values[0]) + " sets no limit";
+    }
+    return std::nullopt;
+  }
+  if (node.op_type() == "Scan") {
+    const std::int64_t scan_inputs = attributeInt(node, "num_scan_inputs", 0);
+    if (scan_inputs <= 0 || scan_inputs > node.input_size()) {
+      why = "its num_scan_inputs is missing or invalid";
+      return std::nullopt;
+    }
+    const std::string& first = node.input(node.input_size() - static_cast<int>(scan_inputs));
+    const onnx::TypeProto* type = scope.type(first);
+    const std::optional<Shape> shape = type != nullptr ? shapeOf(*type) : std::nullopt;
+    if (shape && opset >= 9) {
+      const auto axes = attributeInts(node, "scan_input_axes");
+      std::int64_t axis = axes && !axes->empty() ? axes->front() : 0;
+      const auto rank = static_cast<std::int64_t>(shape->size());
+      if (axis < 0) axis += rank;
+      if (axis >= 0 && axis < rank) return (*shape)[axis];
+    } else if (shape && shape->size() >= 2) {
+      return (*shape)[0] * (*shape)[1];  // Scan-8 runs the body per batch entry (axis 0) and step (axis 1)
+    }
+    why = "the length of its scan input '" + first + "' is unknown";
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Shared while the bodies of one top-level node are built.
+struct BodyContext {
+  std::int64_t opset = 1;
+  std::vector<std::string>& warnings;
+  double weight_bytes = 0;  // initializers and constants defined in the bodies
+  int unknown_shapes = 0;   // tensors defined in the bodies that have no static size
+};
+
+double typeBytes(const onnx::TypeProto* type) {
+  if (type == nullptr || !type->has_tensor_type()) return 0;
+  TensorInfo t;
+  t.element_type = type->tensor_type().elem_type();
+  t.shape = shapeOf(*type);
+  return t.bytes().value_or(0);
+}
+
+void buildBodies(const onnx::NodeProto& proto, const std::string& label, const Scope& scope, BodyContext& ctx,
+                 OnnxNode& node);
+
+OnnxSubgraph buildSubgraph(const std::string& attribute, const onnx::GraphProto& g, const std::string& label,
+                           const Scope& outer, BodyContext& ctx) {
+  Scope scope;
+  scope.parent = &outer;
+  collectShapes(g, scope.types);
+  for (const auto& init : g.initializer()) {
+    scope.weights.insert(init.name());
+    if (auto v = intValue(init)) scope.ints[init.name()] = *v;
+    ctx.weight_bytes += typeBytes(scope.type(init.name()));
+  }
+  OnnxSubgraph sub;
+  sub.attribute = attribute;
+  std::map<std::string, int> index;
+  std::set<std::string> defined, read;  // names this body defines (non-weights) and reads
+  for (const auto& input : g.input())
+    defined.insert(input.name());
+  auto tensor = [&](const std::string& name) {
+    auto [it, inserted] = index.try_emplace(name, static_cast<int>(sub.tensors.size()));
+    if (inserted) {
+      TensorInfo t;
+      t.name = name;
+      if (const onnx::TypeProto* type = scope.type(name); type != nullptr && type->has_tensor_type()) {
+        t.element_type = type->tensor_type().elem_type();
+        t.shape = shapeOf(*type);
+      }
+      t.is_weight = scope.isWeight(name);
+      sub.tensors.push_back(std::move(t));
+    }
+    return it->second;
+  };
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& proto = g.node(i);
+    const bool constant =
+        defaultDomain(proto) &&
+        (proto.op_type() == "Constant" ||
+         (proto.op_type() == "ConstantOfShape" && proto.input_size() == 1 && scope.isWeight(proto.input(0))));
+    if (constant) {
+      for (const auto& name : proto.output()) {
+        scope.weights.insert(name);
+        ctx.weight_bytes += typeBytes(scope.type(name));
+      }
+      if (proto.op_type() == "Constant" && proto.output_size() == 1) {
+        if (auto v = evaluate(proto, {}, {})) scope.ints[proto.output(0)] = *v;
+      }
+      continue;
+    }
+    OnnxNode node;
+    node.onnx_index = i;
+    node.op_type = proto.op_type();
+    node.domain = proto.domain();
+    node.name = proto.name();
+    if (node.name.empty()) {
+      node.name = proto.op_type() + "_" + std::to_string(i);
+      node.generated_name = true;
+    }
+    readAttributes(proto, node);
+    for (const auto& name : proto.input()) {
+      node.inputs.push_back(name.empty() ? -1 : tensor(name));
+      if (!name.empty()) read.insert(name);
+    }
+    for (const auto& name : proto.output()) {
+      node.outputs.push_back(name.empty() ? -1 : tensor(name));
+      if (!name.empty()) defined.insert(name);
+    }
+    if (hasSubgraphs(proto)) {
+      node.subgraph_nodes = countSubgraphNodes(proto);
+      buildBodies(proto, label + ", " + attribute + " " + nodeLabel(proto, i), scope, ctx, node);
+    }
+    sub.nodes.push_back(std::move(node));
+  }
+  for (const auto& output : g.output())
+    read.insert(output.name());
+  for (const std::string& name : defined) {
+    if (!read.count(name) || scope.isWeight(name)) continue;
+    const onnx::TypeProto* type = scope.type(name);
+    TensorInfo t;
+    if (type != nullptr && type->has_tensor_type()) {
+      t.element_type = type->tensor_type().elem_type();
+      t.shape = shapeOf(*type);
+    }
+    if (!t.bytes()) ++ctx.unknown_shapes;
+  }
+  return sub;
+}
+
+void buildBodies(const onnx::NodeProto& proto, const std::string& label, const Scope& scope, BodyContext& ctx,
+                 OnnxNode& node) {
+  for (const auto& attr : proto.attribute()) {
+    if (attr.has_g()) node.subgraphs.push_back(buildSubgraph(attr.name(), attr.g(), label, scope, ctx));
+    for (const auto& g : attr.graphs())
+      node.subgraphs.push_back(buildSubgraph(attr.name(), g, label, scope, ctx));
+  }
+  std::string why;
+  node.body_runs = bodyRuns(proto, scope, ctx.opset, why);
+  if (!why.empty()) ctx.warnings.push_back(label + ": " + why + "; its body counts once");
 }
 
 }  // namespace
@@ -445,7 +702,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
 
   fixInputDims(model, options, out.warnings);
   std::map<std::string, onnx::TypeProto> types;
-  inferTypes(model, types, out.warnings);
+  onnx::ModelProto inferred;
+  inferTypes(model, types, inferred, out.warnings);
   const onnx::GraphProto& graph = model.graph();
 
   // Tensor table: every name that is a graph input, an initializer or a node output.
@@ -591,6 +849,39 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   }
   for (const auto& output : graph.output())
     tensor(output.name()).is_graph_output = true;
+
+  // Control-flow bodies, from the inferred copy, whose nodes keep their outputs.
+  Scope top;
+  top.types = types;
+  for (const auto& init : inferred.graph().initializer()) {
+    if (auto v = intValue(init)) top.ints[init.name()] = *v;
+  }
+  for (const TensorInfo& t : out.tensors) {
+    if (t.is_weight) top.weights.insert(t.name);
+  }
+  std::map<std::string, const onnx::NodeProto*> inferred_by_output;
+  for (const auto& node : inferred.graph().node()) {
+    for (const auto& name : node.output()) {
+      if (!name.empty()) inferred_by_output[name] = &node;
+    }
+  }
+  BodyContext bodies{1, out.warnings};
+  for (const auto& [domain, version] : out.opsets) {
+    if (domain.empty() || domain == "ai.onnx") bodies.opset = version;
+  }
+  for (OnnxNode& node : out.nodes) {
+    if (node.subgraph_nodes == 0) continue;
+    const onnx::NodeProto* proto = &graph.node(node.onnx_index);
+    for (const auto& name : proto->output()) {
+      if (auto it = inferred_by_output.find(name); it != inferred_by_output.end()) {
+        proto = it->second;
+        break;
+      }
+    }
+    bodies.weight_bytes = 0;
+    buildBodies(*proto, nodeLabel(graph.node(node.onnx_index), node.onnx_index), top, bodies, node);
+    node.subgraph_weight_bytes = bodies.weight_bytes;
+  }
   for (int n = 0; n < static_cast<int>(out.nodes.size()); ++n) {
     for (int t : out.nodes[n].inputs) {
       if (t < 0) continue;
@@ -641,6 +932,11 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   }
   if (unknown > 0) {
     out.warnings.push_back(std::to_string(unknown) + " tensor(s) have no static shape after shape inference");
+  }
+  if (bodies.unknown_shapes > 0) {
+    out.warnings.push_back(
+        std::to_string(bodies.unknown_shapes) +
+        " tensor(s) inside If/Loop/Scan bodies have no static shape after shape inference");
   }
   return out;
 }

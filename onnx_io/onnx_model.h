@@ -5,6 +5,10 @@
 // Weights are not operators to place: initializers, and Constant / ConstantOfShape nodes whose
 // inputs are all constant, are *weight tensors*. Their producer nodes are folded into the operators
 // that read them (`OnnxNode::folded`), and their bytes count towards those operators' memory.
+//
+// A control-flow node (If, Loop, Scan) is one operator, placed whole: the tensors its bodies read from
+// the enclosing graph are its inputs, and its bodies are kept, with the shapes inferred inside them, so
+// the cost model can cost it as its bodies (`OnnxNode::subgraphs`, cost_model/README.md).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +42,19 @@ struct TensorInfo {
 // Bytes per element of an ONNX element type, or 0 when unknown (strings).
 int elementBytes(int element_type);
 
+struct OnnxNode;
+
+// One graph attribute of a control-flow node (If's then_branch and else_branch, Loop's and Scan's
+// body), for its cost: the operators inside, with the shapes inference found there. `tensors` holds
+// every tensor those operators read or write — those of enclosing scopes included, copied with what
+// is known of them there — so a body is self-contained. Constant producers inside are weights, as at
+// the top level. Nested control flow nests.
+struct OnnxSubgraph {
+  std::string attribute;  // "then_branch", "else_branch", "body"
+  std::vector<OnnxNode> nodes;
+  std::vector<TensorInfo> tensors;  // OnnxNode::inputs/outputs of `nodes` index this table
+};
+
 struct OnnxNode {
   int onnx_index = -1;          // position in GraphProto.node
   std::string name;             // the model's name, or a generated unique one
@@ -50,6 +67,13 @@ struct OnnxNode {
   std::map<std::string, double> float_attributes;
   std::vector<int> folded;  // onnx indices of constant producers folded into this node
   int subgraph_nodes = 0;   // nodes inside If/Loop/Scan bodies (the node is placed as one opaque unit)
+  std::vector<OnnxSubgraph> subgraphs;  // the bodies of If/Loop/Scan (empty for other operators)
+  // How many times the body runs per execution: Loop's constant trip count M, Scan's scan length;
+  // nullopt for If and when unknown (the loader then warns, and the body counts once).
+  std::optional<std::int64_t> body_runs;
+  // Bytes of initializers and constants defined inside the bodies: weights that go wherever the node
+  // goes. (Weights of enclosing scopes that a body reads are implicit inputs of the node.)
+  double subgraph_weight_bytes = 0;
 };
 
 struct OnnxGraph {
@@ -61,7 +85,8 @@ struct OnnxGraph {
   std::map<std::string, int> tensor_index;
   std::vector<std::string> warnings;  // what the loader had to assume
 
-  // Weight bytes read by a node (each weight tensor counted once per reading node).
+  // Weight bytes held by a node: the weight tensors it reads (each once per reading node) and those
+  // defined inside its bodies.
   double weightBytes(int node) const;
 };
 

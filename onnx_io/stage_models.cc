@@ -399,19 +399,16 @@ Json tensorJson(const TensorInfo& tensor) {
 }
 
 Json manifestJson(const std::filesystem::path& input, const OnnxGraph& graph, const PlacementPlan& plan,
-                  const StageSplitter& splitter, bool external_data) {
+                  const StageSplitter& splitter, const std::filesystem::path& external_data_dir) {
   Json manifest;
   manifest["version"] = 1;
   manifest["model"] = input.filename().string();
   manifest["objective"] = plan.objective;
   manifest["max_load_seconds"] = plan.value;
   manifest["layer_assignment_settings"] = plan.layerAssignmentSettings();
-  if (external_data) {
-    // Stage files keep the original external_data locations, which are relative to this directory.
-    std::error_code error;
-    std::filesystem::path dir = std::filesystem::absolute(input, error).parent_path();
-    if (error) dir = input.parent_path();
-    manifest["external_data_dir"] = dir.lexically_normal().string();
+  if (!external_data_dir.empty()) {
+    // The directory the stage files' external-data locations are relative to.
+    manifest["external_data_dir"] = external_data_dir.string();
   }
   Json stages = Json::array();
   for (std::size_t k = 0; k < plan.stages.size(); ++k) {
@@ -456,7 +453,7 @@ Json manifestJson(const std::filesystem::path& input, const OnnxGraph& graph, co
 }  // namespace
 
 Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
-                                    const PlacementPlan& plan) {
+                                    const PlacementPlan& plan, const std::filesystem::path& output_dir) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& base = *parsed;
@@ -465,6 +462,12 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
   original.Swap(base.mutable_graph());
   base.clear_graph();
   base.clear_training_info();
+  // Locations resolve from the stages' directory when it holds the data files; else they keep
+  // resolving from the model's, which the manifest names.
+  std::filesystem::path data_dir = modelDirectory(input);
+  if (!output_dir.empty() && relocateExternalData(original, input, output_dir)) {
+    data_dir = modelDirectory(output_dir / "stage.onnx");
+  }
 
   StageSplitter splitter(graph, plan, original);
   if (Status status = splitter.checkPlan(input.string()); !status) return status;
@@ -488,7 +491,9 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
     }
     out.models.push_back(std::move(model));
   }
-  out.manifest_json = manifestJson(input, graph, plan, splitter, external_data).dump(2) + "\n";
+  out.manifest_json =
+      manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path()).dump(2) +
+      "\n";
   return out;
 }
 

@@ -9,10 +9,13 @@
 // graph inputs and outputs keep their original declarations. Stages only read from earlier stages:
 // a plan that makes a stage read from a later one is rejected with the tensor named.
 //
-// The model is parsed again from disk and never modified. External-data initializers keep their
-// external_data entries unchanged (locations stay relative to the original model's directory, which the
-// manifest records as "external_data_dir"); their bytes are never read. Nothing is written to disk:
-// the caller stores the returned files.
+// The model is parsed again from disk and never modified. External-data locations are relative to a
+// model file's directory: when the stages' directory contains the data files, they are rewritten to
+// resolve from it; otherwise (ONNX takes no location outside the model's directory, and a new stages
+// directory holds no data files) they stay relative to the original model's directory. The manifest
+// records the directory they resolve from as "external_data_dir" (absolute), so a runner loads each
+// stage with that directory as its external-data folder. The data bytes are never read. Nothing is
+// written to disk: the caller stores the returned files.
 #pragma once
 
 #include <filesystem>
@@ -36,9 +39,10 @@ struct StageSet {
 };
 
 // Reads the model at `input` (the file `graph` was loaded from) and builds one sub-model per stage of
-// `plan`. Fails on an unreadable model, a plan that does not fit `graph`, a stage reading a tensor that
-// a later stage produces, or a stage too large for one protobuf (2 GB).
+// `plan`, to be written into `output_dir` (empty: the input's directory). Fails on an unreadable
+// model, a plan that does not fit `graph`, a stage reading a tensor that a later stage produces, or a
+// stage too large for one protobuf (2 GB).
 Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
-                                    const PlacementPlan& plan);
+                                    const PlacementPlan& plan, const std::filesystem::path& output_dir = {});
 
 }  // namespace placer

@@ -53,7 +53,8 @@ Options:
   --cost-profile FILE     measured operator times that override the roofline estimate (repeatable;
                           later files win): our JSON (per node name or op signature), or ONNX
                           Runtime's profiling trace (kernel times; CPUExecutionProvider times are
-                          CPU times, other providers' are accelerator times)
+                          CPU times, other providers' are accelerator times), or its per-node
+                          memory statistics CSV (initializers_sizes becomes the node's memory)
   --cost-plugin LIB.so    a shared library giving operator times through the C ABI of
                           cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
@@ -176,7 +177,9 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
   if (plugin) models.push_back(plugin.get());
   models.push_back(&*profile);
   models.push_back(&roofline);
-  auto annotation = annotate(out.graph, out.devices, models);
+  AnnotateOptions annotate_options;
+  annotate_options.memory_overrides = profile->weightMemory();  // ONNX Runtime memory statistics
+  auto annotation = annotate(out.graph, out.devices, models, annotate_options);
   if (plugin && !plugin->error().empty()) return fail(invalidInput(plugin->error()));
   if (!annotation) return fail(annotation.status());
   out.annotation = std::move(*annotation);
@@ -307,13 +310,15 @@ int runPlace(const Args& args) {
   // Build every output in memory first, so a failure leaves nothing behind.
   std::optional<std::string> annotated;
   if (args.values.count("output")) {
-    auto bytes = annotatedModelBytes(input, model.graph, plan, annotate_mode);
+    // External-data locations are rewritten to resolve from where the model is written.
+    auto bytes = annotatedModelBytes(input, model.graph, plan, annotate_mode,
+                                     std::filesystem::absolute(args.values.at("output")).parent_path());
     if (!bytes) return fail(bytes.status());
     annotated = std::move(*bytes);
   }
   std::optional<StageSet> stages;
   if (args.values.count("stages-dir")) {
-    auto built = buildStageModels(input, model.graph, plan);
+    auto built = buildStageModels(input, model.graph, plan, args.values.at("stages-dir"));
     if (!built) return fail(built.status());
     stages = std::move(*built);
   }

@@ -1,8 +1,17 @@
-// The CLI's model commands on the bundled ONNX models: inspect, place, export-workload, and their
-// errors.
+// The CLI's model commands on the bundled ONNX models and on small models written by the tests:
+// inspect, place, export-workload, their errors, ONNX Runtime memory statistics, and models whose
+// weights live in an external data file.
 #include <gtest/gtest.h>
+#include <onnx/checker.h>
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
 
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tests/cli/cli_fixture.h"
 #include "tests/test_util.h"
@@ -166,6 +175,219 @@ TEST_F(CliTest, CostPluginsAreAskedFirst) {
       run({"place", model("resnet50_light.onnx"), "--cost-plugin", ONNX_PLACER_NOT_A_PLUGIN});
   EXPECT_EQ(not_plugin.exit_code, 1);
   EXPECT_NE(not_plugin.err.find("not an onnx-placer cost plugin"), std::string::npos) << not_plugin.err;
+}
+
+// ONNX Runtime's memory statistics set the memory of the nodes they name (initializers_sizes; rows
+// "<node name>_<hash>"); rows naming no operator, and zeros for nodes with weights, are warned about.
+TEST_F(CliTest, MemoryStatisticsSetTheNodeMemory) {
+  auto sizes = [](const std::string& workload) {
+    std::map<std::string, double> out;
+    const json parsed = json::parse(workload);
+    for (const auto& node : parsed["nodes"])
+      out[node["name"].get<std::string>()] = node["size"].get<double>();
+    return out;
+  };
+  RunResult plain = run({"export-workload", model("resnet50_light.onnx"), "-q"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string csv =
+      write("mem.csv",
+            "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations\n"
+            "/conv1/Conv_8398749086455267792,602112,5000000,777,888\n"
+            "/nope/Nope_1,0,1,0,0\n");
+  RunResult measured = run({"export-workload", model("resnet50_light.onnx"), "--cost-profile", csv});
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  const auto before = sizes(plain.out), after = sizes(measured.out);
+  EXPECT_DOUBLE_EQ(after.at("/conv1/Conv"), 5e6);
+  EXPECT_NE(before.at("/conv1/Conv"), 5e6);
+  for (const auto& [name, size] : before) {
+    if (name != "/conv1/Conv") {
+      EXPECT_EQ(after.at(name), size) << name;
+    }
+  }
+  EXPECT_NE(measured.err.find(csv + ": 1 memory statistics row(s) name no operator of the model"),
+            std::string::npos)
+      << measured.err;
+  EXPECT_NE(measured.err.find("\"/nope/Nope_1\""), std::string::npos) << measured.err;
+
+  // The solver sees it: 1 TB on one node fits on no 16 GB accelerator, and there is no CPU.
+  const std::string huge =
+      write("huge.csv",
+            "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations\n"
+            "/conv1/Conv,0,1000000000000,0,0\n");
+  const std::string report = (work_ / "r.json").string();
+  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--cpus", "0", "-q"}).exit_code, 0);
+  RunResult infeasible =
+      run({"place", model("resnet50_light.onnx"), "--cpus", "0", "--cost-profile", huge, "--report", report});
+  EXPECT_EQ(infeasible.exit_code, 3) << infeasible.err;
+  EXPECT_FALSE(fs::exists(report));
+
+  // A real ONNX Runtime 1.30 file: every operator row matches, but it writes initializers_sizes 0
+  // (its weights are under input_sizes), so the model's weight bytes stay; the rows of the weight
+  // producers folded into their readers match no operator.
+  RunResult squeeze_plain = run({"export-workload", model("light_squeezenet.onnx"), "-q"});
+  RunResult squeeze = run({"export-workload", model("light_squeezenet.onnx"), "--cost-profile",
+                           dataPath("profiles/ort130_light_squeezenet_node_memory.csv").string()});
+  ASSERT_EQ(squeeze.exit_code, 0) << squeeze.err;
+  EXPECT_EQ(squeeze.out, squeeze_plain.out);
+  EXPECT_NE(squeeze.err.find("39 memory statistics row(s) name no operator of the model"), std::string::npos)
+      << squeeze.err;
+  EXPECT_NE(squeeze.err.find("\"ConstantOfShape_"), std::string::npos) << squeeze.err;
+  EXPECT_NE(squeeze.err.find("initializers_sizes is 0 for 26 operator(s) that read weights"),
+            std::string::npos)
+      << squeeze.err;
+}
+
+onnx::ModelProto parseModel(const char* text) {
+  onnx::ModelProto proto;
+  auto status = onnx::OnnxParser::Parse(proto, text);
+  EXPECT_TRUE(status.IsOK()) << status.ErrorMessage();
+  return proto;
+}
+
+TEST_F(CliTest, PlaceRejectsCyclesAndTensorsNobodyProduces) {
+  onnx::ModelProto proto = parseModel(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2] x) => (float[2] y) {
+      a = Relu(x)
+      y = Add(a, x)
+    })");
+  proto.mutable_graph()->mutable_node(1)->set_input(1, "ghost");
+  const std::string dangling = write("dangling.onnx", proto.SerializeAsString());
+  proto.mutable_graph()->mutable_node(1)->set_input(1, "x");
+  proto.mutable_graph()->mutable_node(0)->set_input(0, "y");  // Relu reads Add's output: a cycle
+  const std::string cycle = write("cycle.onnx", proto.SerializeAsString());
+  const std::set<std::string> inputs = workFiles();
+  for (const auto& [file, what] :
+       {std::pair{dangling, std::string("reads tensor 'ghost', which no node, initializer or "
+                                        "graph input produces")},
+        std::pair{cycle, std::string("the graph has a cycle through node ")}}) {
+    RunResult r = run({"place", file, "-o", (work_ / "out.onnx").string(), "--stages-dir",
+                       (work_ / "stages").string(), "--report", (work_ / "report.json").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(file + ": "), std::string::npos) << "names the file: " << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+    EXPECT_EQ(workFiles(), inputs) << "nothing written for " << file;
+  }
+  RunResult r = run({"place", dangling, "-q"});
+  EXPECT_NE(r.err.find("node 1 (Add)"), std::string::npos) << "names the node: " << r.err;
+}
+
+// A model whose two weights live in model/weights.bin (external data).
+class ExternalData : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    model_dir_ = work_ / "model";
+    fs::create_directories(model_dir_);
+    onnx::ModelProto proto = parseModel(R"(
+      <ir_version: 8, opset_import: ["" : 13]>
+      g (float[1, 16] x) => (float[1, 16] y) {
+        h = MatMul(x, w1)
+        r = Relu(h)
+        y = MatMul(r, w2)
+      })");
+    for (int i : {0, 1}) {
+      onnx::TensorProto* w = proto.mutable_graph()->add_initializer();
+      w->set_name("w" + std::to_string(i + 1));
+      w->set_data_type(onnx::TensorProto::FLOAT);
+      w->add_dims(16);
+      w->add_dims(16);
+      w->set_data_location(onnx::TensorProto::EXTERNAL);
+      for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "weights.bin"},
+                                       {"offset", std::to_string(1024 * i)},
+                                       {"length", "1024"}}) {
+        auto* entry = w->add_external_data();
+        entry->set_key(key);
+        entry->set_value(value);
+      }
+    }
+    model_ = (model_dir_ / "m.onnx").string();
+    spit(model_, proto.SerializeAsString());
+    data_ = model_dir_ / "weights.bin";
+    spit(data_, std::string(2048, '\x3c'));
+  }
+
+  // Each external-data location of the model at `path`, resolved from `dir`.
+  static std::vector<fs::path> dataFiles(const fs::path& path, const fs::path& dir) {
+    onnx::ModelProto proto;
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(proto.ParseFromIstream(&in)) << path;
+    std::vector<fs::path> files;
+    for (const auto& init : proto.graph().initializer()) {
+      for (const auto& entry : init.external_data()) {
+        if (entry.key() == "location") files.push_back(dir / entry.value());
+      }
+    }
+    return files;
+  }
+
+  static std::string checkerError(const fs::path& path) {
+    try {
+      onnx::checker::check_model(path.string());  // resolves the data files from the model's directory
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path model_dir_, data_;
+  std::string model_;
+};
+
+TEST_F(ExternalData, PlaceNeverReadsTheDataFileAndKeepsItsReferencesValid) {
+  const std::string data_before = slurp(data_);
+  const auto data_time = fs::last_write_time(data_);
+  const fs::path out = model_dir_ / "placed.onnx", stages = work_ / "out" / "stages";
+  fs::create_directories(work_ / "out");
+  RunResult r = run({"place", model_, "--accelerators", "2", "--memory", "1500", "--cpus", "0", "-o",
+                     out.string(), "--annotate", "metadata", "--stages-dir", stages.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(data_), data_before);
+  EXPECT_EQ(fs::last_write_time(data_), data_time);
+  // Next to the model, the annotated model's locations resolve as they did.
+  EXPECT_EQ(checkerError(out), "");
+  EXPECT_EQ(dataFiles(out, out.parent_path()), (std::vector<fs::path>{data_, data_}));
+  // The stages' locations resolve from the directory the manifest names (the model's: the new stages
+  // directory holds no data file, and ONNX takes no "..").
+  const json manifest = json::parse(slurp(stages / "pipeline.json"));
+  ASSERT_EQ(manifest["stages"].size(), 2u) << "each 1 KB weight needs its own 1.5 KB accelerator";
+  const fs::path data_dir = manifest["external_data_dir"].get<std::string>();
+  EXPECT_TRUE(fs::equivalent(data_dir, model_dir_)) << data_dir;
+  for (const auto& stage : manifest["stages"]) {
+    for (const fs::path& file : dataFiles(stages / stage["file"].get<std::string>(), data_dir))
+      EXPECT_TRUE(fs::equivalent(file, data_)) << file;
+  }
+
+  // Without the data file at all, place still works: the loader takes sizes from the dims.
+  fs::remove(data_);
+  const fs::path out2 = model_dir_ / "placed2.onnx";
+  r = run({"place", model_, "--accelerators", "2", "-o", out2.string(), "--stages-dir",
+           (work_ / "stages2").string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out2));
+  EXPECT_TRUE(fs::exists(work_ / "stages2" / "pipeline.json"));
+  EXPECT_FALSE(fs::exists(data_)) << "nothing creates the data file";
+}
+
+// Runs once `place` passes the directories it writes into to annotatedModelBytes and
+// buildStageModels (their output_dir argument): -o elsewhere than the model's directory either
+// reaches the data file from there or is refused with the reason, writing nothing.
+TEST_F(ExternalData, AnnotatedModelElsewhereReachesTheDataOrIsRefused) {
+  const fs::path above = work_ / "placed.onnx";
+  RunResult r = run({"place", model_, "-o", above.string(), "--annotate", "metadata", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(checkerError(above), "");
+  EXPECT_EQ(dataFiles(above, work_),
+            (std::vector<fs::path>{work_ / "model/weights.bin", work_ / "model/weights.bin"}));
+
+  fs::create_directories(work_ / "elsewhere");
+  const fs::path elsewhere = work_ / "elsewhere" / "placed.onnx";
+  r = run({"place", model_, "-o", elsewhere.string(), "--stages-dir", (work_ / "stages").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("tensor 'w1' keeps its data in " + data_.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("write the output into " + model_dir_.string()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(elsewhere));
+  EXPECT_FALSE(fs::exists(work_ / "stages"));
 }
 
 }  // namespace

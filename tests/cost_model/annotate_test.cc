@@ -110,6 +110,62 @@ TEST(Annotate, ReadersOfALargeSharedWeightAreColocated) {
   EXPECT_DOUBLE_EQ(copied->problem.graph[2].memory, 512 * 512 * 4);
 }
 
+// ONNX Runtime's memory statistics name nodes "<name>_<hash>"; initializers_sizes replaces the weight
+// bytes of the nodes they name, except a 0 for a node that reads weights.
+TEST(Annotate, MemoryOverridesReplaceTheWeightBytesOfNamedNodes) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      w1 = Constant <value = float[4, 4] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}> ()
+      w2 = Constant <value = float[4, 4] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}> ()
+      h = MatMul(x, w1)
+      r = Relu(h)
+      y = MatMul(r, w2)
+    })")
+                  .IsOK());
+  model.mutable_graph()->mutable_node(2)->set_name("first");
+  model.mutable_graph()->mutable_node(3)->set_name("act_1");
+  model.mutable_graph()->mutable_node(4)->set_name("second");
+  auto path = std::filesystem::temp_directory_path() / "annotate-test-memory.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  ASSERT_EQ(graph->nodes.size(), 3u);
+  DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
+  RooflineCostModel roofline;
+  AnnotateOptions options;
+  options.memory_overrides = {{"first_8398749086455267792", {1000, "mem.csv"}},  // ONNX Runtime's form
+                              {"act_1", {300, "mem.csv"}},                       // a plain name
+                              {"second_12", {0, "mem.csv"}},                     // 0: weights kept
+                              {"Conv_77", {5, "other.csv"}},                     // no such node
+                              {"ghost", {5, "other.csv"}}};
+  auto annotated = annotate(*graph, spec, {&roofline}, options);
+  ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
+  const OpGraph& g = annotated->problem.graph;
+  EXPECT_DOUBLE_EQ(g[0].memory, 1000);
+  EXPECT_DOUBLE_EQ(g[1].memory, 300);
+  EXPECT_DOUBLE_EQ(g[2].memory, 64) << "the model's w2";
+  ASSERT_EQ(annotated->warnings.size(), 2u);
+  EXPECT_EQ(annotated->warnings[0],
+            "other.csv: 2 memory statistics row(s) name no operator of the model (weight producers folded "
+            "into their readers, or nodes made by ONNX Runtime's optimizer) and are ignored: \"Conv_77\", "
+            "\"ghost\"");
+  EXPECT_EQ(annotated->warnings[1],
+            "mem.csv: initializers_sizes is 0 for 1 operator(s) that read weights (\"second\"); ONNX Runtime "
+            "writes 0 there when it counts weights under input_sizes, so the model's weight bytes are kept");
+  // Without overrides, the model's weights.
+  auto plain = annotate(*graph, spec, {&roofline});
+  ASSERT_TRUE(plain.hasValue());
+  EXPECT_DOUBLE_EQ(plain->problem.graph[0].memory, 64);
+  EXPECT_DOUBLE_EQ(plain->problem.graph[1].memory, 0);
+  EXPECT_TRUE(plain->warnings.empty());
+}
+
 TEST(Annotate, EveryBundledModelPlacesOnEveryDeviceCount) {
   RooflineCostModel roofline;
   for (const char* model : {"resnet50_light.onnx", "bert_base_l3_light.onnx", "mobilenet_v2_light.onnx",

@@ -132,10 +132,23 @@ TEST(ProfileCostModel, FilesMergePerDeviceAndLaterFilesWin) {
 
 TEST(ProfileCostModel, MemoryCsv) {
   ProfileCostModel model = load({"node_memory.csv"});
-  EXPECT_EQ(model.memoryBytes("/conv1/Conv"), 602112.0 + 37632 + 1024);
-  EXPECT_EQ(model.memoryBytes("/maxpool/MaxPool"), 3211264.0 + 802816);
-  EXPECT_FALSE(model.memoryBytes("/fc/Gemm").has_value());
+  auto conv = model.memoryStats("/conv1/Conv");
+  ASSERT_TRUE(conv.has_value());
+  EXPECT_EQ(conv->input_sizes, 602112.0);
+  EXPECT_EQ(conv->initializers_sizes, 37632.0);
+  EXPECT_EQ(conv->total_dynamic_sizes, 0.0);
+  EXPECT_EQ(conv->total_temp_allocations, 1024.0);
+  EXPECT_EQ(conv->source, profile("node_memory.csv").string());
+  auto pool = model.memoryStats("/maxpool/MaxPool");
+  ASSERT_TRUE(pool.has_value());
+  EXPECT_EQ(pool->total_dynamic_sizes, 802816.0);
+  EXPECT_FALSE(model.memoryStats("/fc/Gemm").has_value());
   EXPECT_EQ(model.matchedNodes(resnet()), 0u) << "memory alone gives no times";
+  // Only initializers_sizes is a node's resident memory; the other columns are transient.
+  const auto weights = model.weightMemory();
+  ASSERT_EQ(weights.size(), 3u);
+  EXPECT_EQ(weights.at("/conv1/Conv").bytes, 37632.0);
+  EXPECT_EQ(weights.at("/maxpool/MaxPool").bytes, 0.0);
 }
 
 TEST(ProfileCostModel, NoFilesAnswersNothing) {

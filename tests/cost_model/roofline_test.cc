@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace placer::testing {
@@ -393,6 +394,70 @@ TEST(RooflineFallback, MissingElementSize) {
   EXPECT_DOUBLE_EQ(work.bytes_written, 0);
   EXPECT_FALSE(work.estimated);
   EXPECT_EQ(work.note, "element size of output 0 unknown");
+}
+
+// If: then = MatMul {4,8}x{8,8} (512 FLOPs; reads 128 + 256 B, writes 128 B), else = Relu over {4,8}
+// (32 FLOPs; 128 B each way): the then branch, in FLOPs and bytes. Then a branch with more FLOPs and
+// a branch moving more bytes: FLOPs from one, bytes from the other, and on any device the time is the
+// slower branch's.
+TEST(RooflineControlFlow, IfTakesTheCostlierBranch) {
+  OpShapeInfo op = makeOp("If", {Shape{}}, {Shape{4, 8}});
+  op.subgraphs = {{"then_branch", {makeOp("MatMul", {Shape{4, 8}, Shape{8, 8}}, {Shape{4, 8}})}},
+                  {"else_branch", {makeOp("Relu", {Shape{4, 8}}, {Shape{4, 8}})}}};
+  OpWork work = estimateWork(op);
+  EXPECT_TRUE(work.estimated) << work.note;
+  EXPECT_DOUBLE_EQ(work.flops, 512);
+  EXPECT_DOUBLE_EQ(work.macs, 256);
+  EXPECT_DOUBLE_EQ(work.bytes_read, 128 + 256);
+  EXPECT_DOUBLE_EQ(work.bytes_written, 128);
+
+  // Relu over {64, 64}: 4096 FLOPs, 16384 B each way. Concat of two {128, 64} into {128, 128}:
+  // 0 FLOPs, 65536 B each way.
+  op.subgraphs = {{"then_branch", {makeOp("Relu", {Shape{64, 64}}, {Shape{64, 64}})}},
+                  {"else_branch", {makeOp("Concat", {Shape{128, 64}, Shape{128, 64}}, {Shape{128, 128}})}}};
+  work = estimateWork(op);
+  EXPECT_DOUBLE_EQ(work.flops, 4096);
+  EXPECT_DOUBLE_EQ(work.bytes_read, 65536);
+  EXPECT_DOUBLE_EQ(work.bytes_written, 65536);
+  for (RooflineDevice device : {RooflineDevice{1e9, 1e12}, RooflineDevice{1e12, 1e9}}) {
+    double slower = 0;
+    for (const SubgraphShapeInfo& branch : op.subgraphs)
+      slower = std::max(slower, rooflineSeconds(estimateWork(branch.nodes[0]), device));
+    EXPECT_DOUBLE_EQ(rooflineSeconds(work, device), slower);
+  }
+}
+
+// Loop and Scan: the body (Relu over 32 elements, 32 FLOPs, 128 B in and out) times body_runs; once,
+// with a note, when it is unknown. Notes from inside the body keep their attribute.
+TEST(RooflineControlFlow, LoopAndScanRunTheirBody) {
+  for (const char* op_type : {"Loop", "Scan"}) {
+    OpShapeInfo op = makeOp(op_type, {}, {Shape{4, 8}});
+    op.subgraphs = {{"body", {makeOp("Relu", {Shape{4, 8}}, {Shape{4, 8}})}}};
+    op.body_runs = 5;
+    OpWork work = estimateWork(op);
+    EXPECT_TRUE(work.estimated) << work.note;
+    EXPECT_DOUBLE_EQ(work.flops, 5 * 32);
+    EXPECT_DOUBLE_EQ(work.bytes_read, 5 * 128);
+    EXPECT_DOUBLE_EQ(work.bytes_written, 5 * 128);
+    op.body_runs.reset();
+    work = estimateWork(op);
+    EXPECT_DOUBLE_EQ(work.flops, 32);
+    EXPECT_FALSE(work.estimated);
+    EXPECT_EQ(work.note, std::string(op_type) +
+                             (std::string(op_type) == "Loop" ? ": trip count" : ": scan length") +
+                             " unknown, body counted once");
+  }
+  OpShapeInfo loop = makeOp("Loop", {}, {std::nullopt});
+  loop.subgraphs = {
+      {"body",
+       {makeOp("Relu", {Shape{4, 8}}, {std::nullopt}), makeOp("Tanh", {std::nullopt}, {std::nullopt})}}};
+  loop.body_runs = 2;
+  const OpWork work = estimateWork(loop);
+  EXPECT_DOUBLE_EQ(work.flops, 2 * 32);
+  EXPECT_EQ(work.note, "body: output shape unknown");
+
+  // Without its bodies a Loop is an op type without a formula.
+  EXPECT_EQ(estimateWork(makeOp("Loop", {}, {Shape{4}})).note, "no formula for Loop");
 }
 
 TEST(RooflineSeconds, ComputeBound) {

@@ -630,6 +630,61 @@ TEST(AnnotatedModel, ExternalDataIsKeptAndNeverRead) {
   EXPECT_FALSE(std::filesystem::exists(side));
 }
 
+// A model in model/ whose weight lives in model/data/weights.bin. Written where the annotated model
+// goes, the location is rewritten to reach the same file from there; where no location can (the file
+// is not inside the output's directory, and ONNX takes no "..") it fails, naming the way out.
+TEST(AnnotatedModel, ExternalDataLocationsResolveFromTheOutputDirectory) {
+  TempDir dir;
+  onnx::ModelProto source;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(source, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1, 4] x) => (float[1, 4] y) {
+      y = MatMul(x, w)
+    })")
+                  .IsOK());
+  auto* w = source.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->add_dims(4);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("data/weights.bin");
+  const auto model_dir = dir.path() / "model";
+  std::filesystem::create_directories(model_dir / "data");
+  std::filesystem::create_directories(dir.path() / "other");
+  const auto input = model_dir / "external.onnx";
+  writeBytes(input, source.SerializeAsString());
+  writeBytes(model_dir / "data" / "weights.bin", std::string(64, '\0'));
+  auto graph = loadOnnx(input);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  PlacementPlan plan;
+  plan.devices = {{"gpu:0", true, 0}};
+  plan.stages = {{0, "stage0"}};
+  plan.stage_of_node = {0};
+
+  auto location_from = [&](const std::filesystem::path& output_dir) -> std::string {
+    auto bytes = annotatedModelBytes(input, *graph, plan, AnnotateMode::Metadata, output_dir);
+    if (!bytes) return "error: " + bytes.status().message();
+    const onnx::ModelProto model = parseModel(*bytes);
+    expectCheckerPasses(model, output_dir.empty() ? model_dir : output_dir);  // the file must exist
+    return model.graph().initializer(0).external_data(0).value();
+  };
+  EXPECT_EQ(location_from({}), "data/weights.bin");
+  EXPECT_EQ(location_from(model_dir), "data/weights.bin");
+  EXPECT_EQ(location_from(dir.path() / "model/"), "data/weights.bin");
+  EXPECT_EQ(location_from(dir.path()), "model/data/weights.bin");
+  EXPECT_EQ(location_from(model_dir / "data"), "weights.bin");
+  const std::string refused = location_from(dir.path() / "other");
+  EXPECT_NE(refused.find("error: " + input.string() + ": tensor 'w' keeps its data in " +
+                         (model_dir / "data" / "weights.bin").string()),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("write the output into " + (model_dir / "data").string()), std::string::npos)
+      << refused;
+}
+
 TEST(AnnotatedModel, MismatchesAndBadFilesAreNamed) {
   const auto squeezenet = dataPath("models/light_squeezenet.onnx");
   const auto resnet = dataPath("models/resnet50_light.onnx");

@@ -603,6 +603,24 @@ TEST(StageModels, ExternalDataIsReferencedNotRead) {
   ASSERT_TRUE(manifest.contains("external_data_dir"));
   EXPECT_EQ(std::filesystem::path(manifest.at("external_data_dir").get<std::string>()),
             std::filesystem::absolute(dir.path()).lexically_normal());
+
+  // Stages written into a new directory cannot reference the data file (ONNX takes no ".."): the
+  // locations stay relative to the model's directory, which the manifest names. Written into a
+  // directory that holds the data file, they resolve from there.
+  auto location_and_dir = [&](const std::filesystem::path& output_dir) {
+    auto built = buildStageModels(path, *graph, planFrom({0, 1}), output_dir);
+    EXPECT_TRUE(built.hasValue()) << built.status().message();
+    onnx::ModelProto stage;
+    EXPECT_TRUE(stage.ParseFromString(built->models[1].bytes));
+    return std::pair{
+        stage.graph().initializer(0).external_data(0).value(),
+        std::filesystem::path(Json::parse(built->manifest_json).at("external_data_dir").get<std::string>())};
+  };
+  const auto model_dir = std::filesystem::absolute(dir.path()).lexically_normal();
+  EXPECT_EQ(location_and_dir(dir.path() / "stages"), std::pair(std::string("weights.bin"), model_dir));
+  EXPECT_EQ(location_and_dir(dir.path()), std::pair(std::string("weights.bin"), model_dir));
+  EXPECT_EQ(location_and_dir(dir.path().parent_path()),
+            std::pair(dir.path().filename().string() + "/weights.bin", model_dir.parent_path()));
 }
 
 }  // namespace
