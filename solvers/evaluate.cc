@@ -75,23 +75,22 @@ std::string deviceName(const DeviceSet& devices, int d) {
                                   : "cpu " + std::to_string(d - devices.accelerators);
 }
 
-// Each device must hold one block of the forward pipeline: all its forward nodes share one stage,
-// and every forward edge goes to the same or a later stage. That makes the quotient graph acyclic.
-Status checkPipelineOrder(const Problem& problem, const Placement& placement) {
+// Each stage is on one device and every forward edge goes to the same or a later stage, which makes
+// the quotient graph acyclic. In a contiguous split each device also holds one stage (one block of
+// the forward pipeline); a non-contiguous one may give a device several (§5.2's virtual devices).
+Status checkPipelineOrder(const Problem& problem, const Placement& placement, bool contiguous) {
   const OpGraph& g = problem.graph;
-  std::map<int, int> stage_of_device;
+  std::map<int, int> stage_of_device, device_of_stage;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     if (g[v].backward) continue;
-    auto [it, inserted] = stage_of_device.try_emplace(placement.device_of[v], placement.stage_of[v]);
-    if (!inserted && it->second != placement.stage_of[v]) {
-      return internalError(deviceName(problem.devices, placement.device_of[v]) +
+    const int device = placement.device_of[v], stage = placement.stage_of[v];
+    auto [it, inserted] = stage_of_device.try_emplace(device, stage);
+    if (contiguous && !inserted && it->second != stage) {
+      return internalError(deviceName(problem.devices, device) +
                            " holds forward nodes of two pipeline stages (" + describeNode(g, v) + ")");
     }
-  }
-  std::map<int, int> device_of_stage;
-  for (const auto& [device, stage] : stage_of_device) {
-    auto [it, inserted] = device_of_stage.try_emplace(stage, device);
-    if (!inserted) {
+    auto [jt, new_stage] = device_of_stage.try_emplace(stage, device);
+    if (!new_stage && jt->second != device) {
       return internalError("pipeline stage " + std::to_string(stage) + " is on two devices");
     }
   }
@@ -108,7 +107,7 @@ Status checkPipelineOrder(const Problem& problem, const Placement& placement) {
 
 }  // namespace
 
-Status verify(const Problem& problem, const Placement& placement) {
+Status verify(const Problem& problem, const Placement& placement, bool contiguous) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   const DeviceSet& devices = problem.devices;
@@ -135,7 +134,7 @@ Status verify(const Problem& problem, const Placement& placement) {
       }
     }
   }
-  if (Status s = checkPipelineOrder(problem, placement); !s) return s;
+  if (Status s = checkPipelineOrder(problem, placement, contiguous); !s) return s;
 
   Evaluation eval = evaluateThroughput(problem, placement.device_of);
   for (int d = 0; d < devices.accelerators; ++d) {

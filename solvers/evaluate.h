@@ -38,8 +38,9 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
 // Independent check of a placement: device ids in range, unsupported nodes off accelerators, memory
 // within each accelerator's limit, colocation classes together, the forward part of every device a
 // block of one acyclic pipeline (stage_of consistent with every forward edge and no device split
-// over two stages), and placement.value equal to the recomputed max-load (relative 1e-9).
-Status verify(const Problem& problem, const Placement& placement);
+// over two stages), and placement.value equal to the recomputed max-load (relative 1e-9). A
+// non-contiguous split (contiguous = false) may hold several stages per device.
+Status verify(const Problem& problem, const Placement& placement, bool contiguous = true);
 
 }  // namespace placer
 

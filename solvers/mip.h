@@ -39,7 +39,7 @@ struct Var {
 class LinExpr {
  public:
   LinExpr() = default;
-  LinExpr(double constant) : constant_(constant) {}  // NOLINT: implicit by design
+  LinExpr(double constant) : constant_(constant) {}      // NOLINT: implicit by design
   LinExpr(Var v) { terms_.emplace_back(v.index, 1.0); }  // NOLINT: implicit by design
 
   LinExpr& add(Var v, double coefficient) {
@@ -129,6 +129,8 @@ struct Options {
   std::vector<double> start;
   std::function<void(const Progress&)> progress;  // called about every progress_interval seconds
   double progress_interval = 1.0;
+  bool feasibility_pump = true;  // GLPK's feasibility pump heuristic at the root
+  bool cuts = true;              // mixed-integer rounding cuts
   // Lower bound known from elsewhere (e.g. a combinatorial bound); the reported bound is never
   // below it.
   double known_bound = -kUnbounded;

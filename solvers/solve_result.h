@@ -18,6 +18,7 @@ struct SolveStats {
   std::int64_t ideals = 0;       // ideals of the (possibly linearised) forward graph
   std::int64_t ideal_pairs = 0;  // (ideal, sub-ideal) pairs the DP evaluated
   std::int64_t pruned = 0;       // sub-ideal subtrees skipped by the upper bound
+  std::int64_t mip_nodes = 0;    // branch-and-bound nodes of an integer program
   double seconds = 0;
 };
 
@@ -25,6 +26,7 @@ struct SolveResult {
   SolveStatus status = SolveStatus::Error;
   double value = kInfinity;  // objective of `placement`
   double bound = 0;          // proven lower bound on the optimum
+  double gap = 0;            // (value - bound) / value: 0 when proven optimal
   Placement placement;       // on the problem the solver was given
   SolveStats stats;
   std::string message;  // why, for Infeasible and Error

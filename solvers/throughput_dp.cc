@@ -598,7 +598,8 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   }
   placement.value = optimum;
   result.value = optimum;
-  result.bound = options.linearize ? 0 : optimum;
+  result.bound = options.linearize ? 0 : optimum;  // DPL is a heuristic: no certificate
+  result.gap = options.linearize && optimum > 0 ? 1.0 : 0.0;
   return finish(options.linearize ? SolveStatus::Feasible : SolveStatus::Optimal);
 }
 

@@ -1,0 +1,53 @@
+// Integer program for max-load minimisation (Tarnawski et al. 2020, §5.1.3 and Fig. 6; §5.2, §5.3,
+// App. A), on GLPK through solvers/mip.h.
+//
+// Variables x[v][d] (node v on device d; accelerators and individual CPU cores), CommIn[n][a] and
+// CommOut[n][a] per net n and accelerator a (the tensor enters / leaves a; continuous, driven to 0/1
+// by the x), Load per device and MaxLoad. The net form pays a tensor once per device boundary however
+// many consumers it has there (the paper's per-node c_u, with App. B's subdivision already applied).
+// Contiguity (optional) is the z-variable system (11)-(13), over forward edges and, separately, over
+// backward edges (§5.3). Colocation classes are equalities x[u][d] = x[v][d]; memory is one knapsack
+// row per accelerator; unsupported nodes have no accelerator variables.
+//
+// Formulation strength, since GLPK is a much weaker solver than the Gurobi runs of the paper:
+// - symmetry breaking between identical devices: with nodes in a fixed topological order, device
+//   d+1 of a kind may hold a node only if device d holds an earlier one (prefix-sum rows), so only
+//   one of the k! relabellings of a split is feasible;
+// - a starting incumbent (the DP's split, relabelled to satisfy the symmetry rows) is completed and
+//   injected, so the search never returns anything worse and prunes against it from the start;
+//   for non-contiguous splits it is first improved by local search (solvers/local_search.h);
+// - MaxLoad >= max over nodes of min(p_acc, p_cpu) and >= total minimum work / devices, which the LP
+//   relaxation alone does not see once communication enters.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "passes/problem.h"
+#include "solvers/mip.h"
+#include "solvers/solve_result.h"
+
+namespace placer {
+
+struct MaxLoadIpOptions {
+  bool contiguous = true;
+  // App. A: minimise max_i FW_i + max_i BW_i (GPipe schedule) instead of max_i (FW_i + BW_i).
+  bool gpipe = false;
+  double time_limit = kInfinity;  // seconds
+  double mip_gap = 0;
+  std::vector<int> start;  // device_of of a known split to start from (empty: none)
+  bool symmetry_breaking = true;
+  std::function<void(const mip::Progress&)> progress;
+  double progress_interval = 1.0;
+};
+
+// GPipe objective of a split: max over devices of the forward load plus max of the backward load. A
+// transfer belongs to the pass of the node that produces the tensor.
+double gpipeObjective(const Problem& problem, const std::vector<int>& device_of);
+
+// Status Optimal (gap within mip_gap), Feasible (time limit with an incumbent: value, bound and gap
+// in the result), TimeLimit (no split found in time), Infeasible, or Error. The placement's stage_of
+// orders the (possibly several per device) contiguous pieces as a pipeline.
+SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& options);
+
+}  // namespace placer
