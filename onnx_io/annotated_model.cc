@@ -167,7 +167,7 @@ nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& pla
   out["objective"] = plan.objective;
   out["algorithm"] = plan.algorithm;
   out["status"] = plan.status;
-  out["max_load_seconds"] = plan.value;
+  out[plan.objective == "latency" ? "latency_seconds" : "max_load_seconds"] = plan.value;
   out["bound_seconds"] = plan.bound;
   auto& devices = out["devices"] = nlohmann::ordered_json::array();
   for (const PlannedDevice& device : plan.devices) {

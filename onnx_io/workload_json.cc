@@ -275,6 +275,41 @@ nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& 
   return out;
 }
 
+nlohmann::ordered_json latencyPlacementToJson(const Problem& problem, const Placement& placement,
+                                              const LatencyEvaluation& evaluation) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  auto ids = [&](const std::vector<Vertex>& vertices) {
+    std::vector<int> out;
+    for (Vertex v : vertices)
+      out.insert(out.end(), g[v].members.begin(), g[v].members.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<std::vector<Vertex>> on_device(devices.count());
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v)
+    on_device[placement.device_of[v]].push_back(v);
+  nlohmann::ordered_json out;
+  out["totalLatency"] = evaluation.latency;
+  out["fpgas"] = nlohmann::ordered_json::array();
+  out["cpus"] = nlohmann::ordered_json::array();
+  for (int d = 0; d < devices.count(); ++d) {
+    nlohmann::ordered_json device{{"nodes", ids(on_device[d])}};
+    if (devices.isAccelerator(d)) {
+      device["memory"] = evaluation.memory[d];
+      device["subgraphs"] = nlohmann::ordered_json::array();
+      for (const LatencySubgraph& s : evaluation.subgraphs) {
+        if (s.device != d) continue;
+        device["subgraphs"].push_back({{"nodes", ids(s.nodes)}, {"start", s.start}, {"finish", s.finish}});
+      }
+      out["fpgas"].push_back(device);
+    } else {
+      out["cpus"].push_back(device);
+    }
+  }
+  return out;
+}
+
 Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);

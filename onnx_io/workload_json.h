@@ -18,6 +18,7 @@
 #include "passes/problem.h"
 #include "passes/status.h"
 #include "solvers/evaluate.h"
+#include "solvers/latency.h"
 
 namespace placer {
 
@@ -28,6 +29,11 @@ Expected<Problem> readWorkload(const std::filesystem::path& path);
 // The placement in the reference tool's output format (devices with their loads and node ids).
 nlohmann::ordered_json placementToJson(const Problem& problem, const Placement& placement,
                                        const Evaluation& evaluation);
+
+// A latency split in the same format, with `totalLatency` first (as the reference greedy prints) and,
+// per accelerator, its subgraphs in the order they run (start and finish times).
+nlohmann::ordered_json latencyPlacementToJson(const Problem& problem, const Placement& placement,
+                                              const LatencyEvaluation& evaluation);
 
 // The problem in the workload format, so other tools (and `partition`) can solve it. Node ids are
 // vertex indices; every node must have at most one outgoing net (run the subdivide pass first), whose

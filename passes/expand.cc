@@ -1,6 +1,10 @@
 #include "passes/expand.h"
 
+#include <cmath>
+
 #include "solvers/evaluate.h"
+#include "solvers/latency.h"
+#include "solvers/maxload_ip.h"
 
 namespace placer {
 
@@ -26,12 +30,32 @@ Status ExpandPass::run(Problem& problem, PassContext& ctx) {
   ctx.solve->placement = expandPlacement(ctx.solve->placement, ctx.mappings);
   ctx.mappings.clear();
   problem = *ctx.original;
-  // The recomputed max-load on the original nodes is what we report; it must match the solver's.
-  if (Status s = verify(problem, ctx.solve->placement); !s) {
-    return internalError("expanded placement fails verification: " + s.message());
+  // The objective recomputed on the original nodes is what we report; it must match the solver's.
+  Placement& placement = ctx.solve->placement;
+  const double solver_value = ctx.solve->value;
+  double value = 0;
+  if (problem.objective.goal == Goal::Latency) {
+    auto latency = evaluateLatency(problem, placement.device_of);
+    if (!latency)
+      return internalError("expanded placement cannot be scheduled: " + latency.status().message());
+    value = latency->latency;
+    placement.value = value;
+    if (Status s = verifyLatency(problem, placement); !s) {
+      return internalError("expanded placement fails verification: " + s.message());
+    }
+  } else {
+    placement.value = evaluateThroughput(problem, placement.device_of).max_load;
+    if (Status s = verify(problem, placement, !ctx.non_contiguous); !s) {
+      return internalError("expanded placement fails verification: " + s.message());
+    }
+    value = problem.objective.gpipe ? gpipeObjective(problem, placement.device_of) : placement.value;
+    placement.value = value;
   }
-  ctx.solve->value = evaluateThroughput(problem, ctx.solve->placement.device_of).max_load;
-  ctx.solve->placement.value = ctx.solve->value;
+  if (!(std::abs(value - solver_value) <= 1e-6 * std::max(1.0, std::abs(value)))) {
+    return internalError("the solver's value " + std::to_string(solver_value) + " recomputes to " +
+                         std::to_string(value) + " on the original nodes");
+  }
+  ctx.solve->value = value;
   ctx.note = "placement mapped back to " + std::to_string(boost::num_vertices(problem.graph)) + " nodes";
   return Status::ok();
 }

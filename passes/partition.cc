@@ -2,7 +2,15 @@
 
 #include <sstream>
 
+#include <cmath>
+#include <cstdio>
+
+#include "passes/pass_manager.h"
 #include "solvers/evaluate.h"
+#include "solvers/latency.h"
+#include "solvers/latency_greedy.h"
+#include "solvers/latency_ip.h"
+#include "solvers/maxload_ip.h"
 #include "solvers/throughput_dp.h"
 
 namespace placer {
@@ -10,11 +18,27 @@ namespace placer {
 Expected<Algorithm> parseAlgorithm(std::string_view name) {
   if (name == "dp") return Algorithm::Dp;
   if (name == "dpl") return Algorithm::Dpl;
-  return unsupported("unknown algorithm '" + std::string(name) + "' (expected dp or dpl)");
+  if (name == "ip") return Algorithm::Ip;
+  if (name == "ip-noncontig") return Algorithm::IpNonContig;
+  if (name == "greedy") return Algorithm::Greedy;
+  return unsupported("unknown algorithm '" + std::string(name) +
+                     "' (expected dp, dpl, ip, ip-noncontig or greedy)");
 }
 
 const char* toString(Algorithm algorithm) {
-  return algorithm == Algorithm::Dp ? "dp" : "dpl";
+  switch (algorithm) {
+    case Algorithm::Dp:
+      return "dp";
+    case Algorithm::Dpl:
+      return "dpl";
+    case Algorithm::Ip:
+      return "ip";
+    case Algorithm::IpNonContig:
+      return "ip-noncontig";
+    case Algorithm::Greedy:
+      return "greedy";
+  }
+  return "?";
 }
 
 namespace {
@@ -65,7 +89,149 @@ Status checkTriviallyFeasible(const Problem& problem) {
   return Status::ok();
 }
 
+namespace {
+
+// The max-load DP's split of `problem` (a nested pipeline: the DP needs its own reductions), DPL's
+// when the exact DP gives up on the number of ideals.
+Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, Algorithm algorithm) {
+  PassContext nested;
+  nested.solver.max_ideals = ctx.solver.max_ideals;
+  nested.solver.progress = ctx.solver.progress;
+  Problem throughput = problem;
+  throughput.objective.goal = Goal::Throughput;
+  throughput.objective.gpipe = false;
+  auto outcome = runPipeline(throughput, defaultPipeline(algorithm == Algorithm::Dpl ? "dpl" : "dp"), nested);
+  if (!outcome && outcome.status().code() == StatusCode::Unsupported && algorithm != Algorithm::Dpl) {
+    outcome = runPipeline(throughput, defaultPipeline("dpl"), nested);
+  }
+  if (!outcome) return outcome.status();
+  return outcome->solve;
+}
+
+std::function<void(const mip::Progress&)> mipProgress(const ProgressFn& progress) {
+  if (!progress) return nullptr;
+  return [progress](const mip::Progress& p) {
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "nodes, incumbent %.6g, bound %.6g, gap %.2f%%", p.incumbent,
+                  p.bound, std::isfinite(p.gap) ? 100 * p.gap : 100.0);
+    progress(ProgressEvent{"ip", p.nodes, 0, detail});
+  };
+}
+
+// What a solver's status means for the pipeline: a split (possibly with a gap) goes on, the rest
+// stops with the reason.
+Status statusOf(const SolveResult& result, const SolverSettings& settings) {
+  switch (result.status) {
+    case SolveStatus::Optimal:
+    case SolveStatus::Feasible:
+      return Status::ok();
+    case SolveStatus::Infeasible:
+      return infeasible(result.message);
+    case SolveStatus::TimeLimit: {
+      std::ostringstream msg;
+      msg << "no split found within the time limit of " << settings.time_limit << " s (proven lower bound "
+          << result.bound << ")";
+      return unsupported(msg.str());
+    }
+    case SolveStatus::Error:
+      break;
+  }
+  return unsupported(result.message);
+}
+
+}  // namespace
+
 Status PartitionPass::run(Problem& problem, PassContext& ctx) {
+  const Goal goal = problem.objective.goal;
+  if (goal == Goal::Latency) return runLatency(problem, ctx);
+  if (algorithm_ == Algorithm::Greedy) {
+    return unsupported("greedy is a latency baseline (App. F); use it with the latency objective");
+  }
+  if (algorithm_ == Algorithm::Ip || algorithm_ == Algorithm::IpNonContig) return runMaxLoadIp(problem, ctx);
+  if (problem.objective.gpipe) return unsupported("the GPipe objective needs --algorithm ip or ip-noncontig");
+  return runDp(problem, ctx);
+}
+
+Status PartitionPass::runMaxLoadIp(Problem& problem, PassContext& ctx) {
+  if (Status s = checkTriviallyFeasible(problem); !s) return s;
+  const bool contiguous = algorithm_ == Algorithm::Ip;
+  MaxLoadIpOptions options;
+  options.contiguous = contiguous;
+  options.gpipe = problem.objective.gpipe;
+  options.time_limit = ctx.solver.time_limit;
+  options.mip_gap = ctx.solver.mip_gap;
+  options.progress = mipProgress(ctx.solver.progress);
+  auto start = dpSplit(problem, ctx, Algorithm::Dp);
+  if (start) options.start = start->placement.device_of;
+  SolveResult result = solveMaxLoadIp(problem, options);
+  if (Status s = statusOf(result, ctx.solver); !s) return s;
+  Placement check = result.placement;
+  check.value = evaluateThroughput(problem, check.device_of).max_load;
+  if (Status s = verify(problem, check, contiguous); !s) {
+    return internalError(std::string("the ") + toString(algorithm_) +
+                         " placement fails verification: " + s.message());
+  }
+  std::ostringstream note;
+  note << toString(algorithm_) << ": " << toString(result.status) << ", "
+       << (options.gpipe ? "max FW + max BW " : "max-load ") << result.value << ", bound " << result.bound
+       << ", " << result.stats.mip_nodes << " branch-and-bound nodes";
+  ctx.note = note.str();
+  ctx.non_contiguous = !contiguous;
+  ctx.solve = std::move(result);
+  return Status::ok();
+}
+
+Status PartitionPass::runLatency(Problem& problem, PassContext& ctx) {
+  if (Status s = checkTriviallyFeasible(problem); !s) return s;
+  SolveResult result;
+  switch (algorithm_) {
+    case Algorithm::Greedy:
+      result = solveLatencyGreedy(problem);
+      break;
+    case Algorithm::Dp:
+    case Algorithm::Dpl: {
+      auto split = dpSplit(problem, ctx, algorithm_);
+      if (!split) return split.status();
+      result = std::move(*split);
+      auto latency = evaluateLatency(problem, result.placement.device_of);
+      if (!latency)
+        return internalError("the max-load DP's split cannot be scheduled: " + latency.status().message());
+      result.value = latency->latency;
+      result.placement.value = result.value;
+      result.bound = 0;  // the DP optimises max-load: no certificate for latency
+      result.gap = result.value > 0 ? 1.0 : 0.0;
+      result.status = SolveStatus::Feasible;
+      break;
+    }
+    case Algorithm::Ip:
+    case Algorithm::IpNonContig: {
+      LatencyIpOptions options;
+      options.subgraphs_per_accelerator =
+          algorithm_ == Algorithm::Ip ? 1 : ctx.solver.subgraphs_per_accelerator;
+      options.time_limit = ctx.solver.time_limit;
+      options.mip_gap = ctx.solver.mip_gap;
+      options.progress = mipProgress(ctx.solver.progress);
+      if (auto dp = dpSplit(problem, ctx, Algorithm::Dp))
+        options.baselines.push_back(dp->placement.device_of);
+      result = solveLatencyIp(problem, options);
+      break;
+    }
+  }
+  if (Status s = statusOf(result, ctx.solver); !s) return s;
+  if (Status s = verifyLatency(problem, result.placement); !s) {
+    return internalError(std::string("the ") + toString(algorithm_) +
+                         " placement fails verification: " + s.message());
+  }
+  std::ostringstream note;
+  note << toString(algorithm_) << ": " << toString(result.status) << ", latency " << result.value
+       << ", bound " << result.bound;
+  ctx.note = note.str();
+  ctx.non_contiguous = true;  // several subgraphs per device are allowed in latency splits
+  ctx.solve = std::move(result);
+  return Status::ok();
+}
+
+Status PartitionPass::runDp(Problem& problem, PassContext& ctx) {
   if (Status s = checkContracted(problem); !s) return s;
   if (Status s = checkTriviallyFeasible(problem); !s) return s;
   DpOptions options;

@@ -1,5 +1,8 @@
 // The partition pass: runs the chosen solver on the contracted problem and leaves its answer in the
-// context (on the graph it saw; the expand pass maps it back). Before solving, it checks the
+// context (on the graph it saw; the expand pass maps it back). For the latency goal, dp and dpl give
+// the max-load DP's split scored by latency (Table 4's "max-load DP" baseline). The integer programs
+// start from the DP's split (throughput) or the better of the greedy and DP splits (latency), so
+// they never return anything worse. Before solving, it checks the
 // instance can be feasible at all, so "memory too small" or "unsupported node and no CPU" come back
 // as Infeasible with the node named instead of as an infinite max-load.
 #pragma once
@@ -9,8 +12,11 @@
 namespace placer {
 
 enum class Algorithm {
-  Dp,   // exact DP over ideals (§5.1.1); warm-started by DPL for pruning
-  Dpl,  // DP over a linearised graph (§5.1.2)
+  Dp,           // exact DP over ideals (§5.1.1); warm-started by DPL for pruning
+  Dpl,          // DP over a linearised graph (§5.1.2)
+  Ip,           // integer program, contiguous (Fig. 6 for throughput, Fig. 3 for latency)
+  IpNonContig,  // integer program, non-contiguous (§5.2; Fig. 4 with q subgraphs per accelerator)
+  Greedy,       // latency baseline of App. F
 };
 
 Expected<Algorithm> parseAlgorithm(std::string_view name);
@@ -28,6 +34,10 @@ class PartitionPass : public Pass {
   Status run(Problem& problem, PassContext& ctx) override;
 
  private:
+  Status runDp(Problem& problem, PassContext& ctx);
+  Status runMaxLoadIp(Problem& problem, PassContext& ctx);
+  Status runLatency(Problem& problem, PassContext& ctx);
+
   Algorithm algorithm_;
 };
 

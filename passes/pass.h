@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@ namespace placer {
 // Settings a partitioning pass reads at run time (the algorithm itself is the pass's argument).
 struct SolverSettings {
   std::int64_t max_ideals = 4'000'000;
+  double time_limit = std::numeric_limits<double>::infinity();  // seconds, integer programs
+  double mip_gap = 0;                                           // relative gap that stops an IP
+  int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
   ProgressFn progress;
 };
 
@@ -35,6 +39,8 @@ struct PassContext {
   bool cycles_possible = false;
   // The partition pass's answer, on the graph it saw; expand moves it to the original graph.
   std::optional<SolveResult> solve;
+  // Set by the partition pass when its split may give a device several pipeline stages.
+  bool non_contiguous = false;
   // A pass's one-line summary of what it did, collected into the log by the pass manager.
   std::string note;
 };

@@ -67,8 +67,9 @@ void registerBuiltinPasses(PassRegistry& registry) {
                "merge zero-cost leaf nodes into their only neighbour (never changes the optimum)",
                noArgument<FoldLeavesPass>());
   registry.add("partition",
-               "find the placement: partition=dp (exact DP over ideals, §5.1.1) or partition=dpl "
-               "(linearised DP, §5.1.2)",
+               "find the placement: partition=dp (exact DP over ideals, §5.1.1), dpl (linearised DP, "
+               "§5.1.2), ip (contiguous integer program), ip-noncontig (non-contiguous integer program) "
+               "or greedy (latency baseline, App. F)",
                [](std::string_view argument) -> Expected<std::unique_ptr<Pass>> {
                  auto algorithm = parseAlgorithm(argument.empty() ? "dp" : argument);
                  if (!algorithm) return algorithm.status();

@@ -75,8 +75,13 @@ enum class Overlap {
   Duplex,  // load = max(in, compute, out): separate channels each way
 };
 
+// What a split is judged by: pipelined throughput (max-load, §5) or single-sample latency (§4).
+enum class Goal { Throughput, Latency };
+
 struct Objective {
-  Overlap overlap = Overlap::None;
+  Goal goal = Goal::Throughput;
+  Overlap overlap = Overlap::None;  // throughput only
+  bool gpipe = false;               // throughput of training: max FW + max BW (App. A), IP only
 };
 
 struct Problem {

@@ -10,6 +10,11 @@
 
 namespace placer {
 
+std::string deviceName(const DeviceSet& devices, int d) {
+  return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
+                                  : "cpu " + std::to_string(d - devices.accelerators);
+}
+
 double acceleratorLoad(Overlap overlap, double compute, double comm_in, double comm_out) {
   switch (overlap) {
     case Overlap::None:
@@ -68,11 +73,6 @@ std::string bytes(double value) {
   std::ostringstream out;
   out << std::setprecision(15) << value;
   return out.str();
-}
-
-std::string deviceName(const DeviceSet& devices, int d) {
-  return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
-                                  : "cpu " + std::to_string(d - devices.accelerators);
 }
 
 // Each stage is on one device and every forward edge goes to the same or a later stage, which makes

@@ -29,6 +29,9 @@ struct Evaluation {
   double max_load = 0;
 };
 
+// "accelerator 2" or "cpu 0", for messages.
+std::string deviceName(const DeviceSet& devices, int device);
+
 // Combines an accelerator's compute and communication into its load (App. C.1).
 double acceleratorLoad(Overlap overlap, double compute, double comm_in, double comm_out);
 

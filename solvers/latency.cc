@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "solvers/evaluate.h"
+
 namespace placer {
 
 namespace {
@@ -17,11 +19,6 @@ std::string number(double value) {
   std::ostringstream out;
   out << std::setprecision(15) << value;
   return out.str();
-}
-
-std::string deviceName(const DeviceSet& devices, int d) {
-  return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
-                                  : "cpu " + std::to_string(d - devices.accelerators);
 }
 
 // Topological order of the whole graph, smallest index first among ready vertices; nullopt on a

@@ -139,11 +139,23 @@ Status emit(const Args& args, const std::string& text, const std::vector<std::fi
   return Status::ok();
 }
 
-std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm,
+std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
                                               SolverSettings& settings) {
+  goal = Goal::Throughput;
+  if (auto it = args.values.find("objective"); it != args.values.end()) {
+    if (it->second == "latency") {
+      goal = Goal::Latency;
+    } else if (it->second != "throughput") {
+      return "--objective must be throughput or latency (got '" + it->second + "')";
+    }
+  }
   algorithm = "dp";
   if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    if (!parseAlgorithm(it->second)) return "--algorithm must be dp or dpl (got '" + it->second + "')";
+    auto parsed = parseAlgorithm(it->second);
+    if (!parsed) return "--algorithm must be dp, dpl, ip, ip-noncontig or greedy (got '" + it->second + "')";
+    if (*parsed == Algorithm::Greedy && goal != Goal::Latency) {
+      return "--algorithm greedy is the latency baseline: use it with --objective latency";
+    }
     algorithm = it->second;
   }
   if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
@@ -151,7 +163,33 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
     if (!v || *v < 1) return "--max-ideals must be a positive integer";
     settings.max_ideals = *v;
   }
+  if (auto it = args.values.find("time-limit"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v >= 0)) return "--time-limit must be a number of seconds >= 0";
+    settings.time_limit = *v;
+  }
+  if (auto it = args.values.find("mip-gap"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v >= 0) || *v >= 1) return "--mip-gap must be a relative gap in [0, 1)";
+    settings.mip_gap = *v;
+  }
+  if (auto it = args.values.find("subgraphs-per-accelerator"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1 || *v > 64) return "--subgraphs-per-accelerator must be an integer from 1 to 64";
+    settings.subgraphs_per_accelerator = static_cast<int>(*v);
+  }
   return std::nullopt;
+}
+
+std::vector<OptionSpec> solverOptionSpecs() {
+  return {{"objective", true},  {"algorithm", true}, {"max-ideals", true},
+          {"time-limit", true}, {"mip-gap", true},   {"subgraphs-per-accelerator", true}};
+}
+
+void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
+  out["status"] = toString(solve.status);
+  out["bound"] = solve.bound;
+  out["gap"] = solve.gap;
 }
 
 ProgressFn progressPrinter(std::chrono::steady_clock::time_point start) {

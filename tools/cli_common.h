@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 
 #include "passes/pass.h"
 #include "passes/problem.h"
@@ -52,9 +53,17 @@ struct DeviceOverrides {
 };
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
 
-// --algorithm (dp or dpl; default dp) and --max-ideals, shared by partition and place.
-std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm,
+// --objective (throughput or latency), --algorithm (dp, dpl, ip, ip-noncontig or greedy; default dp),
+// --max-ideals, --time-limit, --mip-gap and --subgraphs-per-accelerator, shared by partition and place.
+// greedy needs the latency objective.
+std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
                                               SolverSettings& settings);
+
+// The solver options above, for a command's option table.
+std::vector<OptionSpec> solverOptionSpecs();
+
+// The top-level "status", "bound" and "gap" of a result (how far from optimal it is proven to be).
+void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve);
 
 // Progress lines on standard error ("onnx-placer: [dp] 1234/36596 ... (2.1 s)") once a solve has run
 // for a second.

@@ -15,6 +15,7 @@
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "solvers/evaluate.h"
+#include "solvers/latency.h"
 #include "tools/cli_common.h"
 #include "tools/model_commands.h"
 
@@ -47,11 +48,28 @@ internal error).
 const char* kPartitionHelp = R"(Usage: onnx-placer partition WORKLOAD.json [options]
 
 Finds the placement with the lowest max-load (time per sample of the pipeline; lower is higher
-throughput): every accelerator and CPU core holds one contiguous block of the graph.
+throughput), or with --objective latency the lowest single-sample latency (Tarnawski et al. 2020,
+§4): every accelerator and CPU core holds one contiguous block of the graph unless a non-contiguous
+algorithm is chosen.
 
 Options:
-  --algorithm dp|dpl      dp: exact DP over ideals (default); dpl: DP over a DFS linearisation,
-                          polynomial but not always optimal
+  --objective throughput|latency
+                          what to minimise: max-load (default) or single-sample latency
+  --algorithm A           dp: exact DP over ideals (default; optimal contiguous split);
+                          dpl: DP over a DFS linearisation, polynomial but not always optimal;
+                          ip: integer program (GLPK), contiguous splits;
+                          ip-noncontig: integer program, non-contiguous splits (a device may hold
+                            several pieces; for latency at most --subgraphs-per-accelerator);
+                          greedy: fill accelerators in topological order (latency baseline, App. F)
+                          With --objective latency, dp and dpl score the max-load DP's split.
+  --time-limit S          stop an integer program after S seconds with the best split found, its
+                          proven bound and the gap (default: no limit)
+  --mip-gap G             stop an integer program once the relative gap is at most G (default 0)
+  --subgraphs-per-accelerator Q
+                          pieces per accelerator for ip-noncontig with --objective latency
+                          (default 2)
+  --gpipe                 training throughput as max FW + max BW (GPipe schedule, App. A) instead
+                          of max (FW + BW); needs ip or ip-noncontig
   --overlap none|max|duplex
                           accelerator load: in + compute + out (none, default), max(compute,
                           in + out) (max), or max(in, compute, out) (duplex)
@@ -59,24 +77,31 @@ Options:
   --cpus L                number of CPU cores (overrides maxCPUs)
   --memory BYTES          memory per accelerator (overrides maxSizePerFPGA)
   -o, --output OUT.json   write the placement here (atomically) instead of standard output
-  --pipeline PASSES       pass pipeline (default: subdivide,colocate,orphans,scc,fold-leaves,
-                          partition=dp,expand);
-                          --algorithm sets the partition pass's argument
+  --pipeline PASSES       pass pipeline (default for dp: subdivide,colocate,orphans,scc,
+                          fold-leaves,partition=dp,expand; see passes/pass_manager.h for the
+                          others); --algorithm sets the partition pass's argument
   --max-ideals N          give up when the graph has more than N ideals (default 4000000)
   --verify-each           check graph invariants after every pass
   --log                   print each pass's node counts and time on standard error
   -q, --quiet             no progress or summary on standard error
+
+The output has "maxLoad" (or "totalLatency") and "status" (optimal, or feasible when a heuristic
+or a time-limited integer program answered), "bound" (proven lower bound) and "gap".
 )";
 
 const char* kEvaluateHelp = R"(Usage: onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
 
-Computes the max-load of a given split (in the placement format; loads in it are ignored). Nodes the
-split does not list follow their colocation class, so a forward-only expert split can be evaluated
-on a training workload. Prints the split with its loads, "valid" and any "violations" (memory,
-unsupported nodes, separated colocation classes, non-contiguous pipeline); exits 3 if it is invalid.
+Computes the max-load (or with --objective latency the single-sample latency) of a given split (in
+the placement format; loads in it are ignored). Nodes the split does not list follow their
+colocation class, so a forward-only expert split can be evaluated on a training workload. Prints
+the split with its loads, "valid" and any "violations" (memory, unsupported nodes, separated
+colocation classes, and for throughput a non-contiguous pipeline); exits 3 if it is invalid. For
+latency, an accelerator whose nodes are not contiguous runs them as several subgraphs in turn; a
+split whose subgraphs wait for each other cannot run and exits 3.
 
 Options:
   --split SPLIT.json      the split to evaluate (required)
+  --objective throughput|latency
   --overlap none|max|duplex, --accelerators K, --cpus L, --memory BYTES   as for partition
   -o, --output OUT.json   write the result here instead of standard output
   -q, --quiet             no summary on standard error
@@ -86,10 +111,17 @@ int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
   const std::string workload = args.positional.front();
   std::string algorithm;
+  Goal goal = Goal::Throughput;
   PassContext ctx;
-  if (auto error = parseSolverOptions(args, algorithm, ctx.solver)) return usageError(*error, "partition");
+  if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver))
+    return usageError(*error, "partition");
+  const bool gpipe = args.flags.count("gpipe") > 0;
+  if (gpipe && (goal != Goal::Throughput || (algorithm != "ip" && algorithm != "ip-noncontig"))) {
+    return usageError("--gpipe needs the throughput objective and --algorithm ip or ip-noncontig",
+                      "partition");
+  }
   std::string pipeline =
-      args.values.count("pipeline") ? args.values.at("pipeline") : defaultPipeline(algorithm);
+      args.values.count("pipeline") ? args.values.at("pipeline") : defaultPipeline(algorithm, goal);
   // --algorithm also sets the partition pass of a pipeline given with --pipeline.
   if (auto pos = pipeline.find("partition=dp"); pos != std::string::npos && args.values.count("algorithm")) {
     std::size_t end = pipeline.find(',', pos);
@@ -109,6 +141,8 @@ int runPartition(const Args& args) {
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
   overrides.applyTo(*problem);
+  problem->objective.goal = goal;
+  problem->objective.gpipe = gpipe;
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -119,12 +153,22 @@ int runPartition(const Args& args) {
   if (!outcome) return fail(outcome.status().withContext(workload));
 
   const SolveResult& solve = outcome->solve;
-  Evaluation eval = evaluateThroughput(outcome->problem, solve.placement.device_of);
-  nlohmann::ordered_json out = placementToJson(outcome->problem, solve.placement, eval);
+  nlohmann::ordered_json out;
+  if (goal == Goal::Latency) {
+    auto latency = evaluateLatency(outcome->problem, solve.placement.device_of);
+    if (!latency) return fail(latency.status().withContext(workload));
+    out = latencyPlacementToJson(outcome->problem, solve.placement, *latency);
+  } else {
+    out = placementToJson(outcome->problem, solve.placement,
+                          evaluateThroughput(outcome->problem, solve.placement.device_of));
+    if (gpipe) out["gpipeObjective"] = solve.value;
+  }
+  addCertificate(out, solve);
   out["solver"] = {{"algorithm", algorithm},
                    {"status", toString(solve.status)},
                    {"ideals", solve.stats.ideals},
-                   {"idealPairs", solve.stats.ideal_pairs}};
+                   {"idealPairs", solve.stats.ideal_pairs},
+                   {"branchAndBoundNodes", solve.stats.mip_nodes}};
   if (Status s = emit(args, out.dump(4) + "\n", {workload}); !s) return fail(s);
   if (args.flags.count("log")) {
     for (const PassRecord& r : outcome->log) {
@@ -134,9 +178,13 @@ int runPartition(const Args& args) {
     }
   }
   if (!quiet) {
-    std::fprintf(stderr, "onnx-placer: max-load %.10g (%s, %s), %lld ideals, %.2f s\n", eval.max_load,
-                 algorithm.c_str(), toString(solve.status), static_cast<long long>(solve.stats.ideals),
-                 elapsed());
+    const char* what = goal == Goal::Latency ? "latency" : gpipe ? "max FW + max BW" : "max-load";
+    std::fprintf(stderr, "onnx-placer: %s %.10g (%s, %s", what, solve.value, algorithm.c_str(),
+                 toString(solve.status));
+    if (solve.status == SolveStatus::Feasible && solve.bound > 0) {
+      std::fprintf(stderr, ", bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
+    }
+    std::fprintf(stderr, "), %.2f s\n", elapsed());
   }
   return kOk;
 }
@@ -145,6 +193,11 @@ int runEvaluate(const Args& args) {
   if (args.positional.size() != 1) return usageError("evaluate takes one WORKLOAD.json", "evaluate");
   if (!args.values.count("split")) return usageError("evaluate needs --split SPLIT.json", "evaluate");
   const std::string workload = args.positional.front(), split_path = args.values.at("split");
+  std::string objective = "throughput";
+  if (auto it = args.values.find("objective"); it != args.values.end()) objective = it->second;
+  if (objective != "throughput" && objective != "latency") {
+    return usageError("--objective must be throughput or latency (got '" + objective + "')", "evaluate");
+  }
   DeviceOverrides overrides;
   if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "evaluate");
   auto problem = readWorkload(workload);
@@ -152,15 +205,27 @@ int runEvaluate(const Args& args) {
   overrides.applyTo(*problem);
   auto device_of = readSplit(split_path, *problem);
   if (!device_of) return fail(device_of.status());
-  Evaluation eval = evaluateThroughput(*problem, *device_of);
-  std::vector<std::string> violations = splitViolations(*problem, *device_of);
-  Placement placement{*device_of, std::vector<int>(device_of->size(), 0), eval.max_load};
-  nlohmann::ordered_json out = placementToJson(*problem, placement, eval);
+  nlohmann::ordered_json out;
+  std::vector<std::string> violations;
+  double value = 0;
+  if (objective == "latency") {
+    auto latency = evaluateLatency(*problem, *device_of);
+    if (!latency) return fail(latency.status().withContext(split_path));
+    value = latency->latency;
+    violations = latency->violations;
+    out = latencyPlacementToJson(*problem, Placement{*device_of, {}, value}, *latency);
+  } else {
+    Evaluation eval = evaluateThroughput(*problem, *device_of);
+    value = eval.max_load;
+    violations = splitViolations(*problem, *device_of);
+    out =
+        placementToJson(*problem, Placement{*device_of, std::vector<int>(device_of->size(), 0), value}, eval);
+  }
   out["valid"] = violations.empty();
   out["violations"] = violations;
   if (Status s = emit(args, out.dump(4) + "\n", {workload, split_path}); !s) return fail(s);
   if (!args.flags.count("quiet")) {
-    std::fprintf(stderr, "onnx-placer: max-load %.10g%s\n", eval.max_load,
+    std::fprintf(stderr, "onnx-placer: %s %.10g%s\n", objective == "latency" ? "latency" : "max-load", value,
                  violations.empty() ? "" : " (invalid split)");
     for (const std::string& v : violations)
       std::fprintf(stderr, "onnx-placer: violation: %s\n", v.c_str());
@@ -180,13 +245,13 @@ std::vector<Command> commands() {
                                                {"memory", true},  {"output", true},       {"quiet", false},
                                                {"help", false}};
   std::vector<OptionSpec> partition = device_options;
-  partition.insert(partition.end(), {{"algorithm", true},
-                                     {"pipeline", true},
-                                     {"max-ideals", true},
-                                     {"verify-each", false},
-                                     {"log", false}});
+  const std::vector<OptionSpec> solver = solverOptionSpecs();
+  partition.insert(partition.end(), solver.begin(), solver.end());
+  partition.insert(partition.end(),
+                   {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false}});
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
+  evaluate.push_back({"objective", true});
   return {{"partition", kPartitionHelp, partition, runPartition},
           {"evaluate", kEvaluateHelp, evaluate, runEvaluate},
           {"place", kPlaceHelp, placeOptions(), runPlace},

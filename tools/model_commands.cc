@@ -47,8 +47,13 @@ Options:
                           pcie3-4x16gb, pcie4-2xa100-40gb)
   --accelerators K, --cpus L, --memory BYTES
                           override the device specification's counts and accelerator memory
-  --objective throughput  what to optimise (throughput is the only objective so far)
-  --algorithm dp|dpl      exact DP (default) or the linearised DP
+  --objective throughput|latency
+                          pipelined throughput (max-load, default) or single-sample latency
+  --algorithm A           dp (exact DP, default), dpl (linearised DP), ip (integer program,
+                          contiguous), ip-noncontig (integer program, non-contiguous: a device may
+                          run several stages), greedy (latency baseline); see `partition --help`
+  --time-limit S, --mip-gap G, --subgraphs-per-accelerator Q
+                          integer-program limits, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
   --cost-profile FILE     measured operator times that override the roofline estimate (repeatable;
                           later files win): our JSON (per node name or op signature), or ONNX
@@ -196,9 +201,15 @@ nlohmann::ordered_json reportJson(const LoadedModel& model, const PlacementPlan&
   report["model"] = std::filesystem::path(model.graph.path).filename().string();
   report["devices"] = model.devices.name;
   report["objective"] = plan.objective;
-  report["max_load_seconds"] = plan.value;
-  report["throughput_samples_per_second"] = plan.value > 0 ? 1.0 / plan.value : 0.0;
+  if (plan.objective == "latency") {
+    report["latency_seconds"] = plan.value;
+    report["max_load_seconds"] = eval.max_load;
+  } else {
+    report["max_load_seconds"] = plan.value;
+  }
+  report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
   report["bound_seconds"] = plan.bound;
+  report["gap"] = solve.gap;
   report["solver"] = {{"algorithm", plan.algorithm},           {"status", plan.status},
                       {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
                       {"solver_seconds", solve.stats.seconds}, {"total_seconds", seconds}};
@@ -261,12 +272,9 @@ Status writeStageDirectory(const std::filesystem::path& dir, const StageSet& sta
 
 std::vector<OptionSpec> placeOptions() {
   std::vector<OptionSpec> specs = kModelOptions;
-  specs.insert(specs.end(), {{"objective", true},
-                             {"algorithm", true},
-                             {"report", true},
-                             {"max-ideals", true},
-                             {"annotate", true},
-                             {"stages-dir", true}});
+  const std::vector<OptionSpec> solver = solverOptionSpecs();
+  specs.insert(specs.end(), solver.begin(), solver.end());
+  specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}});
   return specs;
 }
 
@@ -280,12 +288,10 @@ std::vector<OptionSpec> exportWorkloadOptions() {
 
 int runPlace(const Args& args) {
   const auto start = std::chrono::steady_clock::now();
-  if (auto it = args.values.find("objective"); it != args.values.end() && it->second != "throughput") {
-    return usageError("--objective must be throughput (got '" + it->second + "')", "place");
-  }
   std::string algorithm;
+  Goal goal = Goal::Throughput;
   PassContext ctx;
-  if (auto error = parseSolverOptions(args, algorithm, ctx.solver)) return usageError(*error, "place");
+  if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver)) return usageError(*error, "place");
   AnnotateMode annotate_mode = AnnotateMode::Ort;
   if (auto it = args.values.find("annotate"); it != args.values.end()) {
     auto mode = parseAnnotateMode(it->second);
@@ -300,10 +306,15 @@ int runPlace(const Args& args) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   if (!quiet) ctx.solver.progress = progressPrinter(start);
-  auto outcome = runPipeline(model.annotation.problem, defaultPipeline(algorithm), ctx);
+  model.annotation.problem.objective.goal = goal;
+  auto outcome = runPipeline(model.annotation.problem, defaultPipeline(algorithm, goal), ctx);
   if (!outcome) return fail(outcome.status().withContext(model.graph.path));
   const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
-  const PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, algorithm);
+  PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, algorithm);
+  if (goal == Goal::Latency) {
+    plan.objective = "latency";
+    plan.value = outcome->solve.value;
+  }
   const nlohmann::ordered_json report = reportJson(model, plan, eval, outcome->solve, elapsed());
   const std::string input = args.positional.front();
 
@@ -333,8 +344,9 @@ int runPlace(const Args& args) {
     report_args.values["output"] = it->second;
   if (Status s = emit(report_args, report.dump(2) + "\n", {input}); !s) return fail(s);
   if (!quiet) {
-    std::fprintf(stderr, "onnx-placer: max-load %.6g ms per sample over %zu stage(s) (%s, %s), %.2f s\n",
-                 plan.value * 1e3, plan.stages.size(), algorithm.c_str(), plan.status.c_str(), elapsed());
+    std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s) (%s, %s), %.2f s\n",
+                 goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,
+                 plan.stages.size(), algorithm.c_str(), plan.status.c_str(), elapsed());
   }
   return kOk;
 }

@@ -490,11 +490,12 @@ TEST_F(CliTest, EvaluateHumanExpertSplit) {
 
 TEST_F(CliTest, HelpAndVersion) {
   const std::vector<std::string> partition_options{
-      "--algorithm", "dp|dpl", "--overlap", "none|max|duplex", "--accelerators", "--cpus",
+      "--algorithm", "ip-noncontig", "--objective", "--time-limit", "--mip-gap", "--subgraphs-per-accelerator",
+      "--gpipe", "--overlap", "none|max|duplex", "--accelerators", "--cpus",
       "--memory",    "-o",     "--output",  "--pipeline",      "--max-ideals",   "--verify-each",
       "--log",       "-q",     "--quiet"};
   const std::vector<std::string> evaluate_options{
-      "--split", "--overlap", "--accelerators", "--cpus", "--memory", "-o", "--output", "-q", "--quiet"};
+      "--split", "--objective", "--overlap", "--accelerators", "--cpus", "--memory", "-o", "--output", "-q", "--quiet"};
   const std::vector<std::string> main_topics{"partition", "evaluate", "help", "--version", "Exit status"};
   struct Case {
     std::vector<std::string> args;

@@ -104,7 +104,9 @@ TEST_F(CliTest, ModelCommandErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
   EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--dim", "N"}).exit_code, 2);
-  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--objective", "latency"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--objective", "energy"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--algorithm", "greedy"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--time-limit", "-1"}).exit_code, 2);
   // Memory too small for the largest weight and no CPU: infeasible, nothing written.
   const std::string report = (work_ / "r.json").string();
   r = run({"place", model("vgg16_light.onnx"), "--memory", "1000000", "--cpus", "0", "--report", report});

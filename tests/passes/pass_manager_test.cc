@@ -24,7 +24,7 @@ TEST(PassManager, RejectsUnknownPassesAndArguments) {
   EXPECT_NE(s.message().find("unknown pass 'frobnicate'"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("scc"), std::string::npos) << "lists the known passes";
   EXPECT_FALSE(manager.parsePipeline(registry, "scc=3").isOk());
-  EXPECT_FALSE(manager.parsePipeline(registry, "partition=ip").isOk());
+  EXPECT_FALSE(manager.parsePipeline(registry, "partition=annealing").isOk());
   EXPECT_FALSE(manager.parsePipeline(registry, "scc,,expand").isOk());
 }
 

@@ -1,0 +1,1063 @@
+#include "solvers/latency_ip.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <queue>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "solvers/ip_common.h"
+#include "solvers/latency.h"
+#include "solvers/latency_greedy.h"
+#include <glpk.h>
+
+namespace placer {
+
+using mip::LinExpr;
+using mip::Var;
+
+namespace {
+
+std::string number(double value) {
+  std::ostringstream out;
+  out << std::setprecision(10) << value;
+  return out.str();
+}
+
+std::string slotName(int slot, int q) {
+  return "slot " + std::to_string(slot) + " (accelerator " + std::to_string((slot - 1) / q) + ")";
+}
+
+// Whether the nodes of `slot` are contiguous: no node outside it is both reachable from it and able
+// to reach it.
+bool contiguous(const OpGraph& g, const std::vector<Vertex>& order, const std::vector<int>& slot_of,
+                int slot) {
+  const std::size_t n = boost::num_vertices(g);
+  std::vector<char> below(n, 0), above(n, 0);  // reachable from the slot / reaches the slot
+  for (Vertex v : order) {
+    for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
+      const Vertex u = boost::source(*it, g);
+      if (slot_of[u] == slot || below[u]) below[v] = 1;
+    }
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    for (auto [e, end] = boost::out_edges(*it, g); e != end; ++e) {
+      const Vertex w = boost::target(*e, g);
+      if (slot_of[w] == slot || above[w]) above[*it] = 1;
+    }
+  }
+  for (Vertex v = 0; v < n; ++v) {
+    if (slot_of[v] != slot && below[v] && above[v]) return false;
+  }
+  return true;
+}
+
+// Longest path ending at each node with every node at its cheapest allowed time: a lower bound on
+// when its output can be in CPU memory, whatever the placement (a contiguous slot that holds the
+// end of a path runs that whole stretch of the path before it finishes).
+std::vector<double> heads(const OpGraph& g, const std::vector<Vertex>& order,
+                          const std::vector<double>& cheapest) {
+  std::vector<double> head(boost::num_vertices(g), 0);
+  for (Vertex v : order) {
+    double before = 0;
+    for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
+      before = std::max(before, head[boost::source(*it, g)]);
+    head[v] = before + cheapest[v];
+  }
+  return head;
+}
+
+// A start for the program: a split, its latency, and its nodes' slots.
+struct Start {
+  std::vector<int> device_of;
+  std::vector<int> slot_of;
+  double latency = kInfinity;
+};
+
+// The level pieces of a valid split as slots (pieces of accelerator d in slots d·q+1 ..), or
+// nullopt when the split is invalid, deadlocks or needs more than q pieces on some accelerator.
+std::optional<Start> startFrom(const Problem& problem, std::vector<int> device_of, int q) {
+  const DeviceSet& devices = problem.devices;
+  if (device_of.size() != boost::num_vertices(problem.graph)) return std::nullopt;
+  for (int& d : device_of) {
+    if (d < 0 || d >= devices.count()) return std::nullopt;
+  }
+  Expected<LatencyEvaluation> eval = evaluateLatency(problem, device_of);
+  if (!eval || !eval->valid() || !std::isfinite(eval->latency)) return std::nullopt;
+  Start s;
+  s.slot_of.assign(device_of.size(), 0);
+  for (const LatencySubgraph& piece : eval->subgraphs) {
+    if (piece.piece >= q) return std::nullopt;
+    for (Vertex v : piece.nodes)
+      s.slot_of[v] = piece.device * q + piece.piece + 1;
+  }
+  s.latency = eval->latency;
+  s.device_of = std::move(device_of);
+  return s;
+}
+
+// Segment splits (a primal heuristic, in the spirit of SliceGraph's slicing of topological orders):
+// the blocks of the greedy (colocation classes and the cycles they close, contracted) are put in a
+// topological order, and the order is cut into consecutive segments, each on an accelerator of its
+// own (at most k) or on the CPU. A segment of a topological order is contiguous, so the split is one
+// the contiguous program can represent. Run one after another, the segments take at most the sum of
+// their durations (in-transfers + p_acc + out-transfers, or p_cpu on the CPU), and a DP over cut
+// positions minimises that sum exactly; the real latency, with independent segments overlapping,
+// is then scored by the evaluator.
+class SegmentSplitter {
+ public:
+  explicit SegmentSplitter(const Problem& problem) : problem_(problem) {
+    const OpGraph& g = problem.graph;
+    blocks_ = latencyGreedyBlocks(problem);
+    const int count = static_cast<int>(blocks_.size());
+    block_of_.assign(boost::num_vertices(g), 0);
+    for (int b = 0; b < count; ++b) {
+      for (Vertex v : blocks_[b])
+        block_of_[v] = b;
+    }
+    memory_.assign(count, 0);
+    p_acc_.assign(count, 0);
+    p_cpu_.assign(count, 0);
+    on_accelerator_.assign(count, 1);
+    for (int b = 0; b < count; ++b) {
+      for (Vertex v : blocks_[b]) {
+        memory_[b] += g[v].memory;
+        p_acc_[b] += g[v].p_acc;
+        p_cpu_[b] += g[v].p_cpu;
+        if (!g[v].supportedOnAccelerator()) on_accelerator_[b] = 0;
+      }
+      if (memory_[b] > problem.devices.memory) on_accelerator_[b] = 0;
+    }
+    successors_.resize(count);
+    for (auto [it, end] = boost::edges(g); it != end; ++it) {
+      const int a = block_of_[boost::source(*it, g)], b = block_of_[boost::target(*it, g)];
+      if (a != b) successors_[a].push_back(b);
+    }
+    touch_.resize(count);
+    for (const Net& net : problem.nets) {
+      if (net.cost == 0) continue;
+      BlockNet bn;
+      bn.source = block_of_[net.source];
+      bn.cost = net.cost;
+      std::vector<int> sinks;
+      for (Vertex s : net.sinks) {
+        if (block_of_[s] != bn.source) sinks.push_back(block_of_[s]);
+      }
+      std::sort(sinks.begin(), sinks.end());
+      sinks.erase(std::unique(sinks.begin(), sinks.end()), sinks.end());
+      if (sinks.empty()) continue;
+      bn.sinks = static_cast<int>(sinks.size());
+      const int id = static_cast<int>(nets_.size());
+      nets_.push_back(bn);
+      touch_[bn.source].push_back({id, true});
+      for (int b : sinks)
+        touch_[b].push_back({id, false});
+    }
+  }
+
+  int blocks() const { return static_cast<int>(blocks_.size()); }
+  const std::vector<std::vector<Vertex>>& members() const { return blocks_; }
+  const std::vector<std::vector<int>>& successors() const { return successors_; }
+
+  // The greedy's depth-first order.
+  std::vector<int> greedyOrder() const {
+    std::vector<int> order(blocks());
+    for (int b = 0; b < blocks(); ++b)
+      order[b] = b;
+    return order;
+  }
+
+  // Kahn's algorithm taking the ready block of smallest priority first.
+  std::vector<int> orderBy(const std::vector<double>& priority) const {
+    std::vector<int> waiting(blocks(), 0);
+    for (int b = 0; b < blocks(); ++b) {
+      for (int c : successors_[b])
+        ++waiting[c];
+    }
+    using Item = std::pair<double, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
+    for (int b = 0; b < blocks(); ++b) {
+      if (waiting[b] == 0) ready.emplace(priority[b], b);
+    }
+    std::vector<int> order;
+    while (!ready.empty()) {
+      const int b = ready.top().second;
+      ready.pop();
+      order.push_back(b);
+      for (int c : successors_[b]) {
+        if (--waiting[c] == 0) ready.emplace(priority[c], c);
+      }
+    }
+    return order;
+  }
+
+  // The first vertex of each block (Kahn by it: the smallest-index-first order).
+  std::vector<double> firstVertices() const {
+    std::vector<double> first(blocks());
+    for (int b = 0; b < blocks(); ++b)
+      first[b] = static_cast<double>(blocks_[b].front());
+    return first;
+  }
+
+  // The best segmentation of `order` (device_of; empty when none fits).
+  std::vector<int> split(const std::vector<int>& order) {
+    const DeviceSet& devices = problem_.devices;
+    const int count = blocks(), k = devices.accelerators;
+    const bool cpu = devices.cpus > 0;
+    // best[j][a]: cheapest sum of durations of the first j blocks with a accelerator segments.
+    std::vector<std::vector<double>> best(count + 1, std::vector<double>(k + 1, kInfinity));
+    std::vector<std::vector<int>> from(count + 1, std::vector<int>(k + 1, -1));  // segment start; -1 CPU
+    best[0][0] = 0;
+    std::vector<int> inside(nets_.size(), 0);
+    std::vector<char> source_in(nets_.size(), 0);
+    std::vector<int> touched;
+    auto contribution = [&](int t) {
+      const BlockNet& bn = nets_[t];
+      const bool out = source_in[t] && inside[t] < bn.sinks, in = !source_in[t] && inside[t] > 0;
+      return bn.cost * ((out ? 1 : 0) + (in ? 1 : 0));
+    };
+    for (int i = 0; i < count; ++i) {
+      // CPU blocks: p_cpu adds up, so single-block CPU segments are enough.
+      const int b0 = order[i];
+      if (cpu && std::isfinite(p_cpu_[b0])) {
+        for (int a = 0; a <= k; ++a) {
+          if (best[i][a] + p_cpu_[b0] < best[i + 1][a]) {
+            best[i + 1][a] = best[i][a] + p_cpu_[b0];
+            from[i + 1][a] = -1;
+          }
+        }
+      }
+      if (k == 0) continue;
+      double memory = 0, compute = 0, comm = 0;
+      for (int t : touched) {
+        inside[t] = 0;
+        source_in[t] = 0;
+      }
+      touched.clear();
+      for (int j = i + 1; j <= count; ++j) {
+        const int b = order[j - 1];
+        if (!on_accelerator_[b]) break;
+        memory += memory_[b];
+        if (memory > devices.memory) break;
+        compute += p_acc_[b];
+        for (const auto& [t, is_source] : touch_[b]) {
+          const double before = contribution(t);
+          if (inside[t] == 0 && !source_in[t]) touched.push_back(t);
+          if (is_source) {
+            source_in[t] = 1;
+          } else {
+            ++inside[t];
+          }
+          comm += contribution(t) - before;
+        }
+        const double duration = compute + std::max(comm, 0.0);
+        for (int a = 0; a < k; ++a) {
+          if (best[i][a] + duration < best[j][a + 1]) {
+            best[j][a + 1] = best[i][a] + duration;
+            from[j][a + 1] = i;
+          }
+        }
+      }
+    }
+    int used = 0;
+    for (int a = 0; a <= k; ++a) {
+      if (best[count][a] < best[count][used]) used = a;
+    }
+    if (!std::isfinite(best[count][used])) return {};
+    std::vector<int> device_of(block_of_.size(), k);
+    for (int j = count, a = used; j > 0;) {
+      const int i = from[j][a];
+      if (i < 0) {
+        --j;  // a CPU block: device k
+        continue;
+      }
+      --a;
+      for (int p = i; p < j; ++p) {
+        for (Vertex v : blocks_[order[p]])
+          device_of[v] = a;
+      }
+      j = i;
+    }
+    return device_of;
+  }
+
+ private:
+  struct BlockNet {
+    int source = 0;
+    int sinks = 0;  // distinct sink blocks other than the source's
+    double cost = 0;
+  };
+  const Problem& problem_;
+  std::vector<std::vector<Vertex>> blocks_;
+  std::vector<int> block_of_;
+  std::vector<double> memory_, p_acc_, p_cpu_;
+  std::vector<char> on_accelerator_;
+  std::vector<std::vector<int>> successors_;
+  std::vector<BlockNet> nets_;
+  std::vector<std::vector<std::pair<int, bool>>> touch_;  // per block: (net, block is its source)
+};
+
+// Local search (simulated annealing) over placements, scored by the evaluator: a move sends one
+// block (colocation class, or the cycle it closes) to the device of a neighbouring block, to the
+// CPU or to an accelerator at random, and placements that are invalid, deadlock or need more than
+// q pieces on an accelerator are rejected. Segment splits run their segments nearly one after
+// another; this finds the moves that let independent branches overlap on other devices. Stops after
+// `seconds` or once `patience` moves in a row have not improved the best placement.
+std::vector<int> improveByLocalSearch(const Problem& problem, const SegmentSplitter& splitter,
+                                      std::vector<int> current, int q, double seconds, std::uint32_t seed) {
+  const DeviceSet& devices = problem.devices;
+  const int k = devices.accelerators;
+  const auto started = std::chrono::steady_clock::now();
+  auto score = [&](const std::vector<int>& device_of) {
+    Expected<LatencyEvaluation> e = evaluateLatency(problem, device_of);
+    if (!e || !e->valid()) return kInfinity;
+    for (const LatencySubgraph& s : e->subgraphs) {
+      if (s.piece >= q) return kInfinity;
+    }
+    return e->latency;
+  };
+  const std::vector<std::vector<Vertex>>& blocks = splitter.members();
+  const int count = splitter.blocks();
+  if (count == 0 || devices.count() < 2) return current;
+  std::vector<std::vector<int>> neighbours(count);
+  for (int b = 0; b < count; ++b) {
+    for (int c : splitter.successors()[b]) {
+      neighbours[b].push_back(c);
+      neighbours[c].push_back(b);
+    }
+  }
+  double value = score(current);
+  if (!std::isfinite(value)) return current;
+  std::vector<int> best = current;
+  double best_value = value;
+  const std::int64_t patience = std::max<std::int64_t>(20000, 200 * static_cast<std::int64_t>(count));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  for (std::int64_t move = 0, since_best = 0; since_best < patience; ++move, ++since_best) {
+    if (move % 256 == 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= seconds) {
+      break;
+    }
+    const int b = static_cast<int>(rng() % count);
+    const int from = current[blocks[b].front()];
+    const int pick = static_cast<int>(rng() % 10);
+    int to;
+    if (pick < 6 && !neighbours[b].empty()) {
+      to = current[blocks[neighbours[b][rng() % neighbours[b].size()]].front()];
+    } else if (pick < 8 && devices.cpus > 0) {
+      to = k;
+    } else {
+      to = k > 0 ? static_cast<int>(rng() % k) : k;
+    }
+    if (to == from) continue;
+    for (Vertex v : blocks[b])
+      current[v] = to;
+    const double next = score(current);
+    // A low, constant temperature: a thousandth of the best latency.
+    if (next <= value ||
+        (std::isfinite(next) && uniform(rng) < std::exp(-(next - value) / (1e-3 * best_value)))) {
+      value = next;
+      if (value < best_value * (1 - 1e-12)) {
+        best_value = value;
+        best = current;
+        since_best = 0;
+      }
+    } else {
+      for (Vertex v : blocks[b])
+        current[v] = from;
+    }
+  }
+  return best;
+}
+
+// Device of each node from its slot: slot j on accelerator (j-1)/q, the CPU column on device k.
+std::vector<int> devicesOfSlots(const DeviceSet& devices, const std::vector<int>& slot_of, int q) {
+  std::vector<int> device_of(slot_of.size());
+  for (std::size_t v = 0; v < slot_of.size(); ++v) {
+    device_of[v] = slot_of[v] == 0 ? devices.accelerators : (slot_of[v] - 1) / q;
+  }
+  return device_of;
+}
+
+// Stages in order of the schedule: every non-empty slot is one stage; CPU nodes that start between
+// two subgraphs form one stage. Units (slots, CPU nodes) are taken in a topological order of their
+// dependencies that follows start times.
+std::vector<int> scheduleStages(const Problem& problem, const std::vector<int>& slot_of, int q,
+                                const SlotSchedule& s) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const int slots = static_cast<int>(s.start.size());
+  // Units 0..slots-1 are the columns (column 0 unused), then one per CPU node.
+  std::vector<int> unit_of(n);
+  std::vector<Vertex> cpu_node;
+  for (Vertex v = 0; v < n; ++v) {
+    if (slot_of[v] > 0) {
+      unit_of[v] = slot_of[v];
+    } else {
+      unit_of[v] = slots + static_cast<int>(cpu_node.size());
+      cpu_node.push_back(v);
+    }
+  }
+  const int units = slots + static_cast<int>(cpu_node.size());
+  std::vector<std::vector<int>> succ(units);
+  std::vector<int> waiting(units, 0);
+  std::vector<char> used(units, 0);
+  for (Vertex v = 0; v < n; ++v)
+    used[unit_of[v]] = 1;
+  auto link = [&](int a, int b) {
+    succ[a].push_back(b);
+    ++waiting[b];
+  };
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const int a = unit_of[boost::source(*it, g)], b = unit_of[boost::target(*it, g)];
+    if (a != b) link(a, b);
+  }
+  // Fig. 4 (14): the used slots of an accelerator run in index order.
+  for (int first = 1; first < slots; first += q) {
+    int last = -1;
+    for (int j = first; j < first + q; ++j) {
+      if (!used[j]) continue;
+      if (last >= 0) link(last, j);
+      last = j;
+    }
+  }
+  auto start_of = [&](int u) {
+    return u < slots ? s.start[u] : s.node_finish[cpu_node[u - slots]] - g[cpu_node[u - slots]].p_cpu;
+  };
+  using Key = std::tuple<double, int>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+  for (int u = 0; u < units; ++u) {
+    if (used[u] && waiting[u] == 0) ready.emplace(start_of(u), u);
+  }
+  std::vector<int> stage_of_unit(units, -1);
+  int stage = -1;
+  bool previous_cpu = false;
+  while (!ready.empty()) {
+    const int u = std::get<1>(ready.top());
+    ready.pop();
+    const bool cpu = u >= slots;
+    if (!cpu || !previous_cpu) ++stage;
+    previous_cpu = cpu;
+    stage_of_unit[u] = stage;
+    for (int w : succ[u]) {
+      if (--waiting[w] == 0) ready.emplace(start_of(w), w);
+    }
+  }
+  std::vector<int> stage_of(n);
+  for (Vertex v = 0; v < n; ++v)
+    stage_of[v] = stage_of_unit[unit_of[v]];
+  return stage_of;
+}
+
+}  // namespace
+
+Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::vector<int>& slot_of, int q) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const int k = problem.devices.accelerators;
+  if (q < 1) return invalidInput("the number of subgraphs per accelerator must be at least 1");
+  const int columns = 1 + k * q;
+  if (slot_of.size() != n) {
+    return invalidInput("the slot assignment covers " + std::to_string(slot_of.size()) +
+                        " nodes, the graph has " + std::to_string(n));
+  }
+  for (Vertex v = 0; v < n; ++v) {
+    if (slot_of[v] < 0 || slot_of[v] >= columns) {
+      return invalidInput(describeNode(g, v) + " is in slot " + std::to_string(slot_of[v]) +
+                          ", which does not exist");
+    }
+  }
+  if (!findCycle(g, false).empty())
+    return invalidInput("the graph has a cycle: it has no single-sample latency");
+  const std::vector<Vertex> order = nodeOrder(g);
+  std::vector<char> used(columns, 0);
+  for (Vertex v = 0; v < n; ++v)
+    used[slot_of[v]] = 1;
+  for (int j = 1; j < columns; ++j) {
+    if (used[j] && !contiguous(g, order, slot_of, j))
+      return invalidInput(slotName(j, q) + " is not contiguous");
+  }
+
+  // Units: the columns 1..k·q, then one per CPU node.
+  std::vector<int> unit_of(n);
+  std::vector<Vertex> cpu_node;
+  for (Vertex v = 0; v < n; ++v) {
+    if (slot_of[v] > 0) {
+      unit_of[v] = slot_of[v];
+    } else {
+      unit_of[v] = columns + static_cast<int>(cpu_node.size());
+      cpu_node.push_back(v);
+    }
+  }
+  const int units = columns + static_cast<int>(cpu_node.size());
+  std::vector<double> duration(units, 0);
+  for (Vertex v = 0; v < n; ++v)
+    duration[unit_of[v]] += slot_of[v] > 0 ? g[v].p_acc : g[v].p_cpu;
+  std::vector<int> receivers;
+  for (const Net& net : problem.nets) {
+    const int from = unit_of[net.source];
+    receivers.clear();
+    for (Vertex s : net.sinks) {
+      if (unit_of[s] != from) receivers.push_back(unit_of[s]);
+    }
+    if (receivers.empty()) continue;
+    std::sort(receivers.begin(), receivers.end());
+    receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
+    if (from < columns) duration[from] += net.cost;
+    for (int to : receivers) {
+      if (to < columns) duration[to] += net.cost;
+    }
+  }
+  std::vector<std::vector<int>> succ(units);
+  std::vector<int> waiting(units, 0);
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const int a = unit_of[boost::source(*it, g)], b = unit_of[boost::target(*it, g)];
+    if (a == b) continue;
+    succ[a].push_back(b);
+    ++waiting[b];
+  }
+  // Fig. 4 (14): an accelerator runs its used slots in index order.
+  std::vector<int> previous_slot(units, -1);
+  for (int d = 0; d < k; ++d) {
+    int last = -1;
+    for (int j = d * q + 1; j <= (d + 1) * q; ++j) {
+      if (!used[j]) continue;
+      if (last >= 0) {
+        succ[last].push_back(j);
+        ++waiting[j];
+        previous_slot[j] = last;
+      }
+      last = j;
+    }
+  }
+  std::vector<double> ready(units, 0), finish(units, 0);
+  std::vector<int> queue;
+  for (int u = 1; u < units; ++u) {
+    if ((u >= columns || used[u]) && waiting[u] == 0) queue.push_back(u);
+  }
+  SlotSchedule s;
+  s.start.assign(columns, 0);
+  s.finish.assign(columns, 0);
+  std::size_t done = 0;
+  while (done < queue.size()) {
+    const int u = queue[done++];
+    finish[u] = ready[u] + duration[u];
+    if (u < columns) {
+      s.start[u] = ready[u];
+      s.finish[u] = finish[u];
+    }
+    for (int w : succ[u]) {
+      ready[w] = std::max(ready[w], finish[u]);
+      if (--waiting[w] == 0) queue.push_back(w);
+    }
+  }
+  const std::size_t expected =
+      cpu_node.size() + static_cast<std::size_t>(std::count(used.begin() + 1, used.end(), char{1}));
+  if (done != expected) {
+    std::string stuck;
+    for (int j = 1; j < columns; ++j) {
+      if (used[j] && waiting[j] > 0) stuck += (stuck.empty() ? "" : ", ") + slotName(j, q);
+    }
+    return infeasible("the slots wait for one another (" + stuck +
+                      "): a subgraph starts only when all of its inputs are in CPU memory");
+  }
+  s.node_finish.assign(n, 0);
+  for (Vertex v = 0; v < n; ++v) {
+    s.node_finish[v] = finish[unit_of[v]];
+    s.latency = std::max(s.latency, s.node_finish[v]);
+  }
+  return s;
+}
+
+LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIpOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(g);
+  const int k = devices.accelerators;
+  const int q = options.subgraphs_per_accelerator;
+  LatencyIpSolution out;
+  SolveResult& result = out.result;
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  auto finish = [&](SolveStatus status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    result.stats.seconds = seconds();
+    return out;
+  };
+  if (q < 1) return finish(SolveStatus::Error, "the number of subgraphs per accelerator must be at least 1");
+  if (!findCycle(g, false).empty())
+    return finish(SolveStatus::Error, "the graph has a cycle: it has no latency");
+  if (n == 0) {
+    result.status = SolveStatus::Optimal;
+    result.value = result.placement.value = 0;
+    out.level_latency = 0;
+    return finish(SolveStatus::Optimal, "");
+  }
+  const int columns = 1 + k * q;
+
+  // Where each node may go: the CPU column if there are CPUs and it runs there, a slot if it is
+  // supported on accelerators and fits one. A colocation class goes where all of its members may.
+  auto on_cpu = [&](Vertex v) { return devices.cpus > 0 && std::isfinite(g[v].p_cpu); };
+  auto on_accelerator = [&](Vertex v) {
+    return k > 0 && g[v].supportedOnAccelerator() && g[v].memory <= devices.memory;
+  };
+  std::map<int, std::vector<Vertex>> classes;
+  for (Vertex v = 0; v < n; ++v) {
+    if (g[v].colocation) classes[*g[v].colocation].push_back(v);
+  }
+  auto where_not = [&](Vertex v) {
+    std::string why = !g[v].supportedOnAccelerator() ? "is not supported on accelerators"
+                      : k == 0                       ? "has no accelerator to run on"
+                               : "needs " + number(g[v].memory) + " bytes, more than an accelerator's " +
+                                     number(devices.memory);
+    return why + (devices.cpus == 0 ? ", and there is no CPU" : ", and it does not run on a CPU");
+  };
+  for (Vertex v = 0; v < n; ++v) {
+    if (!on_cpu(v) && !on_accelerator(v))
+      return finish(SolveStatus::Infeasible, describeNode(g, v) + " " + where_not(v));
+  }
+  std::vector<char> class_cpu(n, 1), class_accelerator(n, 1);  // per vertex, for its class
+  for (const auto& [cls, members] : classes) {
+    bool cpu = true, accelerator = true;
+    double memory = 0;
+    for (Vertex v : members) {
+      cpu = cpu && on_cpu(v);
+      accelerator = accelerator && on_accelerator(v);
+      memory += g[v].memory;
+    }
+    accelerator = accelerator && memory <= devices.memory;
+    if (!cpu && !accelerator) {
+      return finish(SolveStatus::Infeasible,
+                    describeNode(g, members.front()) + " and its colocation class (" +
+                        std::to_string(members.size()) + " nodes, " + number(memory) +
+                        " bytes) fit neither an accelerator nor a CPU");
+    }
+    for (Vertex v : members) {
+      class_cpu[v] = cpu;
+      class_accelerator[v] = accelerator;
+    }
+  }
+  if (devices.cpus == 0) {
+    double total = 0;
+    for (Vertex v = 0; v < n; ++v)
+      total += g[v].memory;
+    if (total > k * devices.memory) {
+      return finish(SolveStatus::Infeasible, "the nodes need " + number(total) + " bytes, more than the " +
+                                                 std::to_string(k) + " accelerator(s) hold together (" +
+                                                 number(k * devices.memory) + "), and there is no CPU");
+    }
+  }
+  auto allowed = [&](Vertex v, int c) {
+    return c == 0 ? on_cpu(v) && class_cpu[v] : on_accelerator(v) && class_accelerator[v];
+  };
+  const std::vector<Vertex> order = nodeOrder(g);
+
+  // The start: options.start alone, or the best of the greedy split and the baselines.
+  std::vector<std::vector<int>> candidates;
+  if (!options.start.empty()) {
+    candidates.push_back(options.start);
+  } else {
+    if (options.heuristics) {
+      SolveResult greedy = solveLatencyGreedy(problem);
+      if (!greedy.placement.device_of.empty() && greedy.status == SolveStatus::Feasible) {
+        candidates.push_back(greedy.placement.device_of);
+      }
+    }
+    candidates.insert(candidates.end(), options.baselines.begin(), options.baselines.end());
+  }
+  std::optional<Start> start;
+  auto consider = [&](std::vector<int> labels) {
+    if (labels.empty()) return;
+    if (options.symmetry_breaking && labels.size() == n &&
+        std::all_of(labels.begin(), labels.end(), [&](int d) { return d >= 0 && d < devices.count(); })) {
+      labels = canonicalLabels(problem, labels, order);
+    }
+    std::optional<Start> s = startFrom(problem, std::move(labels), q);
+    if (s && (!start || s->latency < start->latency)) start = std::move(s);
+  };
+  for (const std::vector<int>& candidate : candidates)
+    consider(candidate);
+  if (options.start.empty() && options.heuristics) {
+    SegmentSplitter splitter(problem);
+    consider(splitter.split(splitter.greedyOrder()));
+    consider(splitter.split(splitter.orderBy(splitter.firstVertices())));
+    const double budget =
+        options.heuristic_time >= 0 ? options.heuristic_time : std::min(0.1 * options.time_limit, 10.0);
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::vector<double> priority(splitter.blocks());
+    for (int i = 0; i < options.random_orders && seconds() < budget; ++i) {
+      for (double& p : priority)
+        p = uniform(rng);
+      consider(splitter.split(splitter.orderBy(priority)));
+    }
+    if (start) {
+      const double search = options.local_search_time >= 0 ? options.local_search_time
+                                                           : std::min(0.25 * options.time_limit, 15.0);
+      consider(improveByLocalSearch(problem, splitter, start->device_of, q, search, 2020));
+    }
+  }
+  out.heuristic_seconds = seconds();
+
+  // H: no schedule of the optimum is longer than the best start; without one, than all work and
+  // every transfer one after another.
+  std::vector<double> cheapest(n), slowest(n);
+  for (Vertex v = 0; v < n; ++v) {
+    cheapest[v] = kInfinity;
+    slowest[v] = 0;
+    for (int c : {0, 1}) {
+      if (c >= columns || !allowed(v, c)) continue;
+      const double p = c == 0 ? g[v].p_cpu : g[v].p_acc;
+      cheapest[v] = std::min(cheapest[v], p);
+      slowest[v] = std::max(slowest[v], p);
+    }
+    if (!std::isfinite(cheapest[v])) {
+      return finish(SolveStatus::Infeasible, describeNode(g, v) + " can be placed nowhere");
+    }
+  }
+  double big_m = 0;
+  if (start) {
+    big_m = start->latency * (1 + 1e-9) + 1e-9;
+  } else {
+    for (Vertex v = 0; v < n; ++v)
+      big_m += slowest[v];
+    for (const Net& net : problem.nets)
+      big_m += net.cost * static_cast<double>(1 + net.sinks.size());
+    big_m = big_m * (1 + 1e-9) + 1;
+  }
+  out.big_m = big_m;
+  out.start_latency = start ? start->latency : kInfinity;
+  const std::vector<double> head = heads(g, order, cheapest);
+  const double floor = *std::max_element(head.begin(), head.end());
+
+  mip::Model m;
+  const VarGrid x = addAssignmentVariables(m, problem, allowed, columns, /*share_colocated=*/q == 1);
+  auto X = [&](Vertex v, int a) {  // node v on accelerator a (any of its slots)
+    LinExpr e;
+    for (int j = a * q + 1; j <= (a + 1) * q; ++j)
+      e += term(x, v, j);
+    return e;
+  };
+
+  // §4.1: colocated nodes share the CPU or an accelerator, not necessarily a slot.
+  if (q > 1) {
+    for (const auto& [cls, members] : classes) {
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        const Vertex u = members[i - 1], v = members[i];
+        m.addEq(term(x, u, 0), term(x, v, 0), "coloc_cpu");
+        for (int a = 0; a < k; ++a)
+          m.addEq(X(u, a), X(v, a), "coloc_acc");
+      }
+    }
+  }
+
+  // (3*) memory per accelerator over its slots, in units of M.
+  if (devices.memory > 0) {
+    for (int a = 0; a < k; ++a) {
+      LinExpr used;
+      for (Vertex v = 0; v < n; ++v) {
+        if (g[v].memory > 0) used += (g[v].memory / devices.memory) * X(v, a);
+      }
+      if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(a));
+    }
+  }
+
+  // (2) contiguity of every slot.
+  std::vector<std::vector<int>> slot_groups;
+  for (int j = 1; j < columns; ++j)
+    slot_groups.push_back({j});
+  addContiguityRows(m, problem, x, slot_groups, EdgeSide::Both);
+
+  // (4), (5): CommIn / CommOut per net and slot.
+  const NetCommVars comm = addNetCommVars(m, problem, x, 1, columns);
+
+  std::vector<Var> latency(n), start_time(columns), finish_time(columns);
+  for (Vertex v = 0; v < n; ++v) {
+    latency[v] = m.addContinuous(std::min(head[v], big_m), big_m, "Latency_" + std::to_string(v));
+  }
+  for (int j = 1; j < columns; ++j) {
+    start_time[j] = m.addContinuous(0, big_m, "SubgraphStart_" + std::to_string(j));
+    finish_time[j] = m.addContinuous(0, big_m, "SubgraphFinish_" + std::to_string(j));
+  }
+  const Var total = m.addContinuous(std::min(floor, big_m), big_m, "TotalLatency");
+
+  // (7) SubgraphFinish = SubgraphStart + in-transfers + compute + out-transfers.
+  for (int j = 1; j < columns; ++j) {
+    LinExpr duration;
+    for (Vertex v = 0; v < n; ++v) {
+      if (x[v][j].index >= 0 && g[v].p_acc != 0) duration.add(x[v][j], g[v].p_acc);
+    }
+    for (std::size_t i = 0; i < problem.nets.size(); ++i) {
+      const double c = problem.nets[i].cost;
+      if (comm.in[i][j].index >= 0) duration.add(comm.in[i][j], c);
+      if (comm.out[i][j].index >= 0) duration.add(comm.out[i][j], c);
+    }
+    m.addEq(finish_time[j], LinExpr(start_time[j]) + duration, "finish_" + std::to_string(j));
+    m.addGe(total, finish_time[j], "total_finish");
+  }
+
+  // (6) a slot starts once every input is in CPU memory: through the net's CommIn where the net
+  // covers the edge, else through the edge's x_vj - x_uj.
+  std::set<std::pair<Vertex, Vertex>> covered;
+  for (std::size_t i = 0; i < problem.nets.size(); ++i) {
+    const Net& net = problem.nets[i];
+    if (net.cost == 0) continue;
+    for (Vertex s : net.sinks)
+      covered.emplace(net.source, s);
+    for (int j = 1; j < columns; ++j) {
+      if (comm.in[i][j].index < 0) continue;
+      m.addGe(start_time[j], LinExpr(latency[net.source]) - big_m * (1.0 - LinExpr(comm.in[i][j])),
+              "start_net");
+    }
+  }
+  std::set<std::pair<Vertex, Vertex>> edges;
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const Vertex u = boost::source(*it, g), v = boost::target(*it, g);
+    if (u != v) edges.emplace(u, v);
+  }
+  for (const auto& [u, v] : edges) {
+    if (covered.count({u, v})) continue;
+    for (int j = 1; j < columns; ++j) {
+      if (x[v][j].index < 0) continue;
+      m.addGe(start_time[j], LinExpr(latency[u]) - big_m * (1.0 - term(x, v, j) + term(x, u, j)),
+              "start_edge");
+    }
+  }
+
+  // (8), (9) with the accelerator case folded in: a node starts after its predecessors, takes p_cpu
+  // on the CPU, and at least p_acc in a slot when its predecessor is on the CPU.
+  std::vector<bool> has_successor(n, false), has_predecessor(n, false);
+  for (const auto& [u, v] : edges) {
+    has_successor[u] = true;
+    has_predecessor[v] = true;
+    LinExpr after = latency[u];
+    if (x[v][0].index >= 0) after.add(x[v][0], g[v].p_cpu);
+    m.addGe(latency[v], after, "precedence");
+    if (x[u][0].index >= 0 && x[v][0].index >= 0 && on_accelerator(v) && g[v].p_acc > 0) {
+      m.addGe(latency[v], LinExpr(latency[u]) + g[v].p_acc * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
+              "precedence_acc");
+    }
+  }
+  for (Vertex v = 0; v < n; ++v) {
+    if (!has_predecessor[v] && x[v][0].index >= 0)
+      m.addGe(latency[v], g[v].p_cpu * term(x, v, 0), "cpu_time");
+    if (!has_successor[v]) m.addGe(total, latency[v], "total");
+    // (10): the outputs of a slot's nodes are in CPU memory when the slot finishes. Sinks need no
+    // row: TotalLatency >= SubgraphFinish covers them.
+    if (!has_successor[v]) continue;
+    for (int j = 1; j < columns; ++j) {
+      if (x[v][j].index < 0) continue;
+      m.addGe(latency[v], LinExpr(finish_time[j]) - big_m * (1.0 - LinExpr(x[v][j])), "latency_slot");
+    }
+  }
+
+  // (14) one subgraph at a time per accelerator, slots in index order.
+  for (int j = 1; j < columns; ++j) {
+    if ((j - 1) % q != 0) m.addGe(start_time[j], finish_time[j - 1], "sequence");
+  }
+
+  // Symmetry: within an accelerator the used slots come first; across accelerators, accelerator
+  // a+1 holds a node only if accelerator a holds an earlier one.
+  std::vector<Var> slot_used(columns);
+  if (options.symmetry_breaking && q > 1) {
+    for (int j = 1; j < columns; ++j) {
+      slot_used[j] = m.addBinary("used_" + std::to_string(j));
+      LinExpr members;
+      std::set<int> seen;  // shared variables of colocated nodes count once
+      for (Vertex v = 0; v < n; ++v) {
+        if (x[v][j].index < 0 || !seen.insert(x[v][j].index).second) continue;
+        m.addLe(x[v][j], slot_used[j], "used");
+        members += x[v][j];
+      }
+      m.addLe(slot_used[j], members, "used_only_if_nonempty");
+      if ((j - 1) % q != 0) m.addLe(slot_used[j], slot_used[j - 1], "used_first");
+    }
+  }
+  if (options.symmetry_breaking && k > 1) {
+    std::vector<LinExpr> prefix(k);
+    for (Vertex v : order) {
+      for (int a = 1; a < k; ++a) {
+        LinExpr here = X(v, a);
+        if (!here.terms().empty())
+          m.addLe(here, prefix[a - 1], "sym_" + std::to_string(v) + "_" + std::to_string(a));
+      }
+      for (int a = 0; a < k; ++a)
+        prefix[a] += X(v, a);
+    }
+  }
+
+  m.minimize(total);
+
+  mip::Options mo;
+  mo.time_limit = options.time_limit;
+  mo.mip_gap = options.mip_gap;
+  mo.progress = options.progress;
+  mo.progress_interval = options.progress_interval;
+  mo.known_bound = floor;
+  if (start) {
+    mo.start = startValues(m, x, start->slot_of);
+    if (!mo.start.empty() && options.symmetry_breaking && q > 1) {
+      for (int j = 1; j < columns; ++j) {
+        mo.start[slot_used[j].index] =
+            std::count(start->slot_of.begin(), start->slot_of.end(), j) > 0 ? 1.0 : 0.0;
+      }
+    }
+  }
+  const mip::Result r = mip::solve(m, mo);
+  if (getenv("LIPDEBUG")) {
+    fprintf(stderr, "start size %zu feasible %d used %d\n", mo.start.size(), (int)r.start_feasible, (int)r.start_used);
+    if (!mo.start.empty()) {
+      std::vector<double> full = mo.start;
+      Expected<SlotSchedule> sch = evaluateSlotSchedule(problem, start->slot_of, q);
+      for (Vertex v = 0; v < n; ++v) full[latency[v].index] = sch->node_finish[v];
+      for (int j = 1; j < columns; ++j) { full[start_time[j].index] = sch->start[j]; full[finish_time[j].index] = sch->finish[j]; }
+      full[total.index] = sch->latency;
+      for (std::size_t i = 0; i < problem.nets.size(); ++i) for (int j = 1; j < columns; ++j) {
+        const Net& net = problem.nets[i];
+        bool src = start->slot_of[net.source] == j; bool sin = false, sout = false;
+        for (Vertex t : net.sinks) { if (start->slot_of[t] == j) sin = true; else sout = true; }
+        if (comm.in[i][j].index >= 0) full[comm.in[i][j].index] = (!src && sin) ? 1 : 0;
+        if (comm.out[i][j].index >= 0) full[comm.out[i][j].index] = (src && sout) ? 1 : 0;
+      }
+      for (int c = 0; c < m.numVars(); ++c) {
+        const std::string& nm = m.vars()[c].name;
+        if (nm.rfind("z_", 0) == 0) { int v, gi; sscanf(nm.c_str(), "z_%d_%d", &v, &gi); int j = gi + 1;
+          // z = 1 if some node of slot j is reachable from v (incl. v)
+          std::vector<char> seen(n, 0); std::vector<Vertex> st{(Vertex)v}; seen[v] = 1; bool hit = false;
+          while (!st.empty()) { Vertex a = st.back(); st.pop_back(); if (start->slot_of[a] == j) { hit = true; break; }
+            for (auto [e, end] = boost::out_edges(a, g); e != end; ++e) { Vertex b2 = boost::target(*e, g); if (!seen[b2]) { seen[b2] = 1; st.push_back(b2); } } }
+          full[c] = hit ? 1 : 0; }
+      }
+      fprintf(stderr, "max violation %g\n", m.maxViolation(full));
+      {
+        glp_prob* P = glp_create_prob();
+        glp_add_cols(P, m.numVars()); glp_add_rows(P, m.numConstraints());
+        for (int j = 0; j < m.numVars(); ++j) { auto& v = m.vars()[j];
+          double lo = v.lower, up = v.upper;
+          if (v.type != mip::VarType::Continuous) { lo = up = std::round(mo.start[j]); }
+          if (std::isfinite(lo) && std::isfinite(up)) glp_set_col_bnds(P, j+1, lo==up?GLP_FX:GLP_DB, lo, up); else if (std::isfinite(lo)) glp_set_col_bnds(P, j+1, GLP_LO, lo, 0); else glp_set_col_bnds(P, j+1, GLP_FR, 0, 0); }
+        std::vector<int> ia{0}, ja{0}; std::vector<double> ar{0};
+        for (int i = 0; i < m.numConstraints(); ++i) { auto& row = m.rows()[i];
+          if (row.sense == mip::Model::Sense::Le) glp_set_row_bnds(P, i+1, GLP_UP, 0, row.rhs); else if (row.sense == mip::Model::Sense::Ge) glp_set_row_bnds(P, i+1, GLP_LO, row.rhs, 0); else glp_set_row_bnds(P, i+1, GLP_FX, row.rhs, row.rhs);
+          for (auto [c, a] : row.terms) { ia.push_back(i+1); ja.push_back(c+1); ar.push_back(a); } }
+        glp_load_matrix(P, ia.size()-1, ia.data(), ja.data(), ar.data());
+        glp_set_obj_coef(P, total.index+1, 1);
+        glp_scale_prob(P, GLP_SF_AUTO);
+        glp_smcp parm; glp_init_smcp(&parm); parm.msg_lev = GLP_MSG_ERR; parm.presolve = GLP_ON;
+        int rc = glp_simplex(P, &parm);
+        fprintf(stderr, "replica rc %d status %d obj %g\n", rc, glp_get_status(P), glp_get_obj_val(P));
+        std::vector<double> vals(m.numVars()); for (int j = 0; j < m.numVars(); ++j) vals[j] = glp_get_col_prim(P, j+1);
+        for (int j = 0; j < m.numVars(); ++j) if (m.vars()[j].type != mip::VarType::Continuous) vals[j] = std::round(mo.start[j]);
+        fprintf(stderr, "replica violation %g\n", m.maxViolation(vals));
+        int sh = 0;
+        for (const auto& row : m.rows()) {
+          double act = 0; for (auto [c, a] : row.terms) act += a * vals[c];
+          double ex = row.sense == mip::Model::Sense::Le ? act - row.rhs : row.sense == mip::Model::Sense::Ge ? row.rhs - act : std::abs(act - row.rhs);
+          if (ex > 1e-6 * std::max(1.0, std::abs(row.rhs)) && sh++ < 5) { fprintf(stderr, "rep violated %s by %g rhs %g\n", row.name.c_str(), ex, row.rhs); } }
+        glp_delete_prob(P);
+      }
+      int shown = 0;
+      for (const auto& row : m.rows()) {
+        double act = 0; for (auto [c, a] : row.terms) act += a * full[c];
+        double ex = row.sense == mip::Model::Sense::Le ? act - row.rhs : row.sense == mip::Model::Sense::Ge ? row.rhs - act : std::abs(act - row.rhs);
+        if (ex > 1e-6 * std::max(1.0, std::abs(row.rhs)) && shown++ < 10) { fprintf(stderr, "violated %s by %g:", row.name.c_str(), ex); for (auto [c, a] : row.terms) fprintf(stderr, " %g*%s(=%g)", a, m.vars()[c].name.c_str(), full[c]); fprintf(stderr, "\n"); }
+      }
+      for (int c = 0; c < m.numVars(); ++c) { auto& vi = m.vars()[c]; if (full[c] < vi.lower - 1e-9 || full[c] > vi.upper + 1e-9) if (shown++ < 20) fprintf(stderr, "bound %s = %g not in [%g, %g]\n", vi.name.c_str(), full[c], vi.lower, vi.upper); }
+    }
+  }
+
+  if (r.values.empty()) {
+    applyMipOutcome(result, r, kInfinity);
+    result.bound = std::isfinite(r.bound) ? std::max(r.bound, 0.0) : 0.0;
+    result.gap = 0;
+    if (result.status == SolveStatus::Infeasible) {
+      result.message =
+          "no split satisfies the memory, colocation and contiguity constraints (" + r.message + ")";
+    } else if (result.status == SolveStatus::TimeLimit) {
+      result.message = "no split found within the time limit of " + number(options.time_limit) +
+                       " s, and no start to fall back on (" + r.message + ")";
+    }
+    result.stats.seconds = seconds();
+    return out;
+  }
+
+  // The IP's slots and their schedule; the evaluator's level split of the same placement.
+  std::vector<int> slot_of = decodeColumns(x, r.values);
+  for (Vertex v = 0; v < n; ++v) {
+    if (slot_of[v] < 0)
+      return finish(SolveStatus::Error, "the solution leaves " + describeNode(g, v) + " unplaced");
+  }
+  const std::vector<int> device_of = devicesOfSlots(devices, slot_of, q);
+  Expected<SlotSchedule> schedule = evaluateSlotSchedule(problem, slot_of, q);
+  Expected<LatencyEvaluation> level = evaluateLatency(problem, device_of);
+  out.level_latency = level ? level->latency : kInfinity;
+  std::string note;
+  if (level && (!schedule || level->latency <= schedule->latency)) {
+    // The level split is at least as good: hold it, so the result is what the evaluator computes.
+    std::optional<Start> s = startFrom(problem, device_of, q);
+    if (s) {
+      slot_of = s->slot_of;
+      schedule = evaluateSlotSchedule(problem, slot_of, q);
+    }
+  }
+  if (!schedule) {
+    return finish(SolveStatus::Error,
+                  "the integer program's slots have no schedule: " + schedule.status().message());
+  }
+  const double value = schedule->latency;
+  applyMipOutcome(result, r, value);
+  const double ip_total = r.values[total.index];
+  out.ip_latency = ip_total;
+  if (getenv("LIPDEBUG")) {
+    std::vector<int> ipslots = decodeColumns(x, r.values);
+    Expected<SlotSchedule> sch = evaluateSlotSchedule(problem, ipslots, q);
+    fprintf(stderr, "ip total %g sched %g\n", ip_total, sch ? sch->latency : -1.0);
+    for (int j = 1; j < columns; ++j)
+      fprintf(stderr, "slot %d ip start %g finish %g | eval start %g finish %g\n", j,
+              r.values[start_time[j].index], r.values[finish_time[j].index], sch ? sch->start[j] : -1.0,
+              sch ? sch->finish[j] : -1.0);
+    for (Vertex v = 0; v < n; ++v)
+      if (sch && std::abs(sch->node_finish[v] - r.values[latency[v].index]) > 1e-6) {
+        fprintf(stderr, "node %d slot %d ip lat %g eval %g pcpu %g pacc %g x0 %g\n", (int)v, ipslots[v],
+                r.values[latency[v].index], sch->node_finish[v], g[v].p_cpu, g[v].p_acc,
+                x[v][0].index >= 0 ? r.values[x[v][0].index] : -1.0);
+        for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
+          Vertex u = boost::source(*it, g);
+          fprintf(stderr, "   pred %d slot %d ip lat %g eval %g x0 %g\n", (int)u, ipslots[u],
+                  r.values[latency[u].index], sch->node_finish[u],
+                  x[u][0].index >= 0 ? r.values[x[u][0].index] : -1.0);
+        }
+      }
+  }
+  if (std::abs(ip_total - value) > 1e-6 * std::max(1.0, value)) {
+    note =
+        "the program's TotalLatency is " + number(ip_total) + ", its slots' schedule takes " + number(value);
+  }
+  if (level && level->latency > value * (1 + 1e-12)) {
+    note += std::string(note.empty() ? "" : "; ") + "the evaluator's level split of this placement takes " +
+            number(level->latency) + ", the program's own " + std::to_string(q) +
+            " subgraph(s) per accelerator take " + number(value);
+  }
+  if (!note.empty()) result.message += (result.message.empty() ? "" : "; ") + note;
+  out.slot_of = slot_of;
+  result.placement.device_of = device_of;
+  result.placement.value = value;
+  result.placement.stage_of = scheduleStages(problem, slot_of, q, *schedule);
+  result.stats.seconds = seconds();
+  return out;
+}
+
+}  // namespace placer
