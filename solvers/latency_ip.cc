@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -19,7 +17,6 @@
 #include "solvers/ip_common.h"
 #include "solvers/latency.h"
 #include "solvers/latency_greedy.h"
-#include <glpk.h>
 
 namespace placer {
 
@@ -739,6 +736,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     big_m = big_m * (1 + 1e-9) + 1;
   }
   out.big_m = big_m;
+  // Times in units of H: the big-M coefficients become 1 and every time lies in [0, 1], which keeps
+  // GLPK's tolerances (relative to the rows' scale) from leaving absolute errors of 1e-5 in rows
+  // such as Latency_v >= p_cpu x_v0, enough to reject a start as infeasible.
+  const double unit = big_m;
+  auto t = [unit](double time) { return time / unit; };
   out.start_latency = start ? start->latency : kInfinity;
   const std::vector<double> head = heads(g, order, cheapest);
   const double floor = *std::max_element(head.begin(), head.end());
@@ -786,22 +788,22 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
 
   std::vector<Var> latency(n), start_time(columns), finish_time(columns);
   for (Vertex v = 0; v < n; ++v) {
-    latency[v] = m.addContinuous(std::min(head[v], big_m), big_m, "Latency_" + std::to_string(v));
+    latency[v] = m.addContinuous(std::min(t(head[v]), 1.0), 1.0, "Latency_" + std::to_string(v));
   }
   for (int j = 1; j < columns; ++j) {
-    start_time[j] = m.addContinuous(0, big_m, "SubgraphStart_" + std::to_string(j));
-    finish_time[j] = m.addContinuous(0, big_m, "SubgraphFinish_" + std::to_string(j));
+    start_time[j] = m.addContinuous(0, 1.0, "SubgraphStart_" + std::to_string(j));
+    finish_time[j] = m.addContinuous(0, 1.0, "SubgraphFinish_" + std::to_string(j));
   }
-  const Var total = m.addContinuous(std::min(floor, big_m), big_m, "TotalLatency");
+  const Var total = m.addContinuous(std::min(t(floor), 1.0), 1.0, "TotalLatency");
 
   // (7) SubgraphFinish = SubgraphStart + in-transfers + compute + out-transfers.
   for (int j = 1; j < columns; ++j) {
     LinExpr duration;
     for (Vertex v = 0; v < n; ++v) {
-      if (x[v][j].index >= 0 && g[v].p_acc != 0) duration.add(x[v][j], g[v].p_acc);
+      if (x[v][j].index >= 0 && g[v].p_acc != 0) duration.add(x[v][j], t(g[v].p_acc));
     }
     for (std::size_t i = 0; i < problem.nets.size(); ++i) {
-      const double c = problem.nets[i].cost;
+      const double c = t(problem.nets[i].cost);
       if (comm.in[i][j].index >= 0) duration.add(comm.in[i][j], c);
       if (comm.out[i][j].index >= 0) duration.add(comm.out[i][j], c);
     }
@@ -819,8 +821,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       covered.emplace(net.source, s);
     for (int j = 1; j < columns; ++j) {
       if (comm.in[i][j].index < 0) continue;
-      m.addGe(start_time[j], LinExpr(latency[net.source]) - big_m * (1.0 - LinExpr(comm.in[i][j])),
-              "start_net");
+      m.addGe(start_time[j], LinExpr(latency[net.source]) - (1.0 - LinExpr(comm.in[i][j])), "start_net");
     }
   }
   std::set<std::pair<Vertex, Vertex>> edges;
@@ -832,35 +833,39 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     if (covered.count({u, v})) continue;
     for (int j = 1; j < columns; ++j) {
       if (x[v][j].index < 0) continue;
-      m.addGe(start_time[j], LinExpr(latency[u]) - big_m * (1.0 - term(x, v, j) + term(x, u, j)),
-              "start_edge");
+      m.addGe(start_time[j], LinExpr(latency[u]) - (1.0 - term(x, v, j) + term(x, u, j)), "start_edge");
     }
   }
 
   // (8), (9) with the accelerator case folded in: a node starts after its predecessors, takes p_cpu
   // on the CPU, and at least p_acc in a slot when its predecessor is on the CPU.
+  // A source on the CPU finishes after p_cpu, stated against a time origin rather than as the row
+  // Latency_v >= p_cpu x_v0: once a start fixes x, that row is a singleton, and GLPK's LP presolver
+  // (used to complete the start) drops singleton rows whose implied bound it deems insignificant
+  // (about 1e-3 above the current one), which left starts 4e-5 short of feasible and unused.
+  const Var origin = m.addContinuous(0, 1, "Origin");
   std::vector<bool> has_successor(n, false), has_predecessor(n, false);
   for (const auto& [u, v] : edges) {
     has_successor[u] = true;
     has_predecessor[v] = true;
     LinExpr after = latency[u];
-    if (x[v][0].index >= 0) after.add(x[v][0], g[v].p_cpu);
+    if (x[v][0].index >= 0) after.add(x[v][0], t(g[v].p_cpu));
     m.addGe(latency[v], after, "precedence");
     if (x[u][0].index >= 0 && x[v][0].index >= 0 && on_accelerator(v) && g[v].p_acc > 0) {
-      m.addGe(latency[v], LinExpr(latency[u]) + g[v].p_acc * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
+      m.addGe(latency[v], LinExpr(latency[u]) + t(g[v].p_acc) * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
               "precedence_acc");
     }
   }
   for (Vertex v = 0; v < n; ++v) {
     if (!has_predecessor[v] && x[v][0].index >= 0)
-      m.addGe(latency[v], g[v].p_cpu * term(x, v, 0), "cpu_time");
+      m.addGe(latency[v], LinExpr(origin) + t(g[v].p_cpu) * term(x, v, 0), "cpu_time");
     if (!has_successor[v]) m.addGe(total, latency[v], "total");
     // (10): the outputs of a slot's nodes are in CPU memory when the slot finishes. Sinks need no
     // row: TotalLatency >= SubgraphFinish covers them.
     if (!has_successor[v]) continue;
     for (int j = 1; j < columns; ++j) {
       if (x[v][j].index < 0) continue;
-      m.addGe(latency[v], LinExpr(finish_time[j]) - big_m * (1.0 - LinExpr(x[v][j])), "latency_slot");
+      m.addGe(latency[v], LinExpr(finish_time[j]) - (1.0 - LinExpr(x[v][j])), "latency_slot");
     }
   }
 
@@ -904,9 +909,16 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   mip::Options mo;
   mo.time_limit = options.time_limit;
   mo.mip_gap = options.mip_gap;
-  mo.progress = options.progress;
+  if (options.progress) {
+    mo.progress = [&options, unit](const mip::Progress& p) {
+      mip::Progress scaled = p;
+      scaled.incumbent *= unit;
+      scaled.bound *= unit;
+      options.progress(scaled);
+    };
+  }
   mo.progress_interval = options.progress_interval;
-  mo.known_bound = floor;
+  mo.known_bound = t(floor);
   if (start) {
     mo.start = startValues(m, x, start->slot_of);
     if (!mo.start.empty() && options.symmetry_breaking && q > 1) {
@@ -916,70 +928,28 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       }
     }
   }
-  const mip::Result r = mip::solve(m, mo);
-  if (getenv("LIPDEBUG")) {
-    fprintf(stderr, "start size %zu feasible %d used %d\n", mo.start.size(), (int)r.start_feasible, (int)r.start_used);
-    if (!mo.start.empty()) {
-      std::vector<double> full = mo.start;
-      Expected<SlotSchedule> sch = evaluateSlotSchedule(problem, start->slot_of, q);
-      for (Vertex v = 0; v < n; ++v) full[latency[v].index] = sch->node_finish[v];
-      for (int j = 1; j < columns; ++j) { full[start_time[j].index] = sch->start[j]; full[finish_time[j].index] = sch->finish[j]; }
-      full[total.index] = sch->latency;
-      for (std::size_t i = 0; i < problem.nets.size(); ++i) for (int j = 1; j < columns; ++j) {
-        const Net& net = problem.nets[i];
-        bool src = start->slot_of[net.source] == j; bool sin = false, sout = false;
-        for (Vertex t : net.sinks) { if (start->slot_of[t] == j) sin = true; else sout = true; }
-        if (comm.in[i][j].index >= 0) full[comm.in[i][j].index] = (!src && sin) ? 1 : 0;
-        if (comm.out[i][j].index >= 0) full[comm.out[i][j].index] = (src && sout) ? 1 : 0;
-      }
-      for (int c = 0; c < m.numVars(); ++c) {
-        const std::string& nm = m.vars()[c].name;
-        if (nm.rfind("z_", 0) == 0) { int v, gi; sscanf(nm.c_str(), "z_%d_%d", &v, &gi); int j = gi + 1;
-          // z = 1 if some node of slot j is reachable from v (incl. v)
-          std::vector<char> seen(n, 0); std::vector<Vertex> st{(Vertex)v}; seen[v] = 1; bool hit = false;
-          while (!st.empty()) { Vertex a = st.back(); st.pop_back(); if (start->slot_of[a] == j) { hit = true; break; }
-            for (auto [e, end] = boost::out_edges(a, g); e != end; ++e) { Vertex b2 = boost::target(*e, g); if (!seen[b2]) { seen[b2] = 1; st.push_back(b2); } } }
-          full[c] = hit ? 1 : 0; }
-      }
-      fprintf(stderr, "max violation %g\n", m.maxViolation(full));
-      {
-        glp_prob* P = glp_create_prob();
-        glp_add_cols(P, m.numVars()); glp_add_rows(P, m.numConstraints());
-        for (int j = 0; j < m.numVars(); ++j) { auto& v = m.vars()[j];
-          double lo = v.lower, up = v.upper;
-          if (v.type != mip::VarType::Continuous) { lo = up = std::round(mo.start[j]); }
-          if (std::isfinite(lo) && std::isfinite(up)) glp_set_col_bnds(P, j+1, lo==up?GLP_FX:GLP_DB, lo, up); else if (std::isfinite(lo)) glp_set_col_bnds(P, j+1, GLP_LO, lo, 0); else glp_set_col_bnds(P, j+1, GLP_FR, 0, 0); }
-        std::vector<int> ia{0}, ja{0}; std::vector<double> ar{0};
-        for (int i = 0; i < m.numConstraints(); ++i) { auto& row = m.rows()[i];
-          if (row.sense == mip::Model::Sense::Le) glp_set_row_bnds(P, i+1, GLP_UP, 0, row.rhs); else if (row.sense == mip::Model::Sense::Ge) glp_set_row_bnds(P, i+1, GLP_LO, row.rhs, 0); else glp_set_row_bnds(P, i+1, GLP_FX, row.rhs, row.rhs);
-          for (auto [c, a] : row.terms) { ia.push_back(i+1); ja.push_back(c+1); ar.push_back(a); } }
-        glp_load_matrix(P, ia.size()-1, ia.data(), ja.data(), ar.data());
-        glp_set_obj_coef(P, total.index+1, 1);
-        glp_scale_prob(P, GLP_SF_AUTO);
-        glp_smcp parm; glp_init_smcp(&parm); parm.msg_lev = GLP_MSG_ERR; parm.presolve = GLP_ON;
-        int rc = glp_simplex(P, &parm);
-        fprintf(stderr, "replica rc %d status %d obj %g\n", rc, glp_get_status(P), glp_get_obj_val(P));
-        std::vector<double> vals(m.numVars()); for (int j = 0; j < m.numVars(); ++j) vals[j] = glp_get_col_prim(P, j+1);
-        for (int j = 0; j < m.numVars(); ++j) if (m.vars()[j].type != mip::VarType::Continuous) vals[j] = std::round(mo.start[j]);
-        fprintf(stderr, "replica violation %g\n", m.maxViolation(vals));
-        int sh = 0;
-        for (const auto& row : m.rows()) {
-          double act = 0; for (auto [c, a] : row.terms) act += a * vals[c];
-          double ex = row.sense == mip::Model::Sense::Le ? act - row.rhs : row.sense == mip::Model::Sense::Ge ? row.rhs - act : std::abs(act - row.rhs);
-          if (ex > 1e-6 * std::max(1.0, std::abs(row.rhs)) && sh++ < 5) { fprintf(stderr, "rep violated %s by %g rhs %g\n", row.name.c_str(), ex, row.rhs); } }
-        glp_delete_prob(P);
-      }
-      int shown = 0;
-      for (const auto& row : m.rows()) {
-        double act = 0; for (auto [c, a] : row.terms) act += a * full[c];
-        double ex = row.sense == mip::Model::Sense::Le ? act - row.rhs : row.sense == mip::Model::Sense::Ge ? row.rhs - act : std::abs(act - row.rhs);
-        if (ex > 1e-6 * std::max(1.0, std::abs(row.rhs)) && shown++ < 10) { fprintf(stderr, "violated %s by %g:", row.name.c_str(), ex); for (auto [c, a] : row.terms) fprintf(stderr, " %g*%s(=%g)", a, m.vars()[c].name.c_str(), full[c]); fprintf(stderr, "\n"); }
-      }
-      for (int c = 0; c < m.numVars(); ++c) { auto& vi = m.vars()[c]; if (full[c] < vi.lower - 1e-9 || full[c] > vi.upper + 1e-9) if (shown++ < 20) fprintf(stderr, "bound %s = %g not in [%g, %g]\n", vi.name.c_str(), full[c], vi.lower, vi.upper); }
+  mip::Result r = mip::solve(m, mo);
+  r.objective *= unit;
+  r.bound *= unit;
+
+  // The search's incumbent, or the start when the search found nothing better (GLPK may also decline
+  // a start it cannot complete): the result is never worse than its start.
+  std::vector<int> slot_of;
+  if (!r.values.empty()) {
+    slot_of = decodeColumns(x, r.values);
+    for (Vertex v = 0; v < n; ++v) {
+      if (slot_of[v] < 0)
+        return finish(SolveStatus::Error, "the solution leaves " + describeNode(g, v) + " unplaced");
     }
   }
-
-  if (r.values.empty()) {
+  Expected<SlotSchedule> schedule = slot_of.empty() ? Expected<SlotSchedule>(internalError("no incumbent"))
+                                                    : evaluateSlotSchedule(problem, slot_of, q);
+  const bool from_start = start && (!schedule || schedule->latency > start->latency * (1 + 1e-12));
+  if (from_start) {
+    slot_of = start->slot_of;
+    schedule = evaluateSlotSchedule(problem, slot_of, q);
+  }
+  if (slot_of.empty()) {
     applyMipOutcome(result, r, kInfinity);
     result.bound = std::isfinite(r.bound) ? std::max(r.bound, 0.0) : 0.0;
     result.gap = 0;
@@ -994,14 +964,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     return out;
   }
 
-  // The IP's slots and their schedule; the evaluator's level split of the same placement.
-  std::vector<int> slot_of = decodeColumns(x, r.values);
-  for (Vertex v = 0; v < n; ++v) {
-    if (slot_of[v] < 0)
-      return finish(SolveStatus::Error, "the solution leaves " + describeNode(g, v) + " unplaced");
-  }
   const std::vector<int> device_of = devicesOfSlots(devices, slot_of, q);
-  Expected<SlotSchedule> schedule = evaluateSlotSchedule(problem, slot_of, q);
   Expected<LatencyEvaluation> level = evaluateLatency(problem, device_of);
   out.level_latency = level ? level->latency : kInfinity;
   std::string note;
@@ -1019,29 +982,14 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   }
   const double value = schedule->latency;
   applyMipOutcome(result, r, value);
-  const double ip_total = r.values[total.index];
-  out.ip_latency = ip_total;
-  if (getenv("LIPDEBUG")) {
-    std::vector<int> ipslots = decodeColumns(x, r.values);
-    Expected<SlotSchedule> sch = evaluateSlotSchedule(problem, ipslots, q);
-    fprintf(stderr, "ip total %g sched %g\n", ip_total, sch ? sch->latency : -1.0);
-    for (int j = 1; j < columns; ++j)
-      fprintf(stderr, "slot %d ip start %g finish %g | eval start %g finish %g\n", j,
-              r.values[start_time[j].index], r.values[finish_time[j].index], sch ? sch->start[j] : -1.0,
-              sch ? sch->finish[j] : -1.0);
-    for (Vertex v = 0; v < n; ++v)
-      if (sch && std::abs(sch->node_finish[v] - r.values[latency[v].index]) > 1e-6) {
-        fprintf(stderr, "node %d slot %d ip lat %g eval %g pcpu %g pacc %g x0 %g\n", (int)v, ipslots[v],
-                r.values[latency[v].index], sch->node_finish[v], g[v].p_cpu, g[v].p_acc,
-                x[v][0].index >= 0 ? r.values[x[v][0].index] : -1.0);
-        for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
-          Vertex u = boost::source(*it, g);
-          fprintf(stderr, "   pred %d slot %d ip lat %g eval %g x0 %g\n", (int)u, ipslots[u],
-                  r.values[latency[u].index], sch->node_finish[u],
-                  x[u][0].index >= 0 ? r.values[x[u][0].index] : -1.0);
-        }
-      }
+  if (from_start && result.status != SolveStatus::Feasible) {
+    result.status = SolveStatus::Feasible;
+    result.message = "the search found nothing better than the start (" + std::string(toString(r.status)) +
+                     (r.message.empty() ? "" : ": " + r.message) + ")";
   }
+  // The program's TotalLatency for these slots (the start's is its schedule: the LP completes it).
+  const double ip_total = from_start ? value : r.values[total.index] * unit;
+  out.ip_latency = ip_total;
   if (std::abs(ip_total - value) > 1e-6 * std::max(1.0, value)) {
     note =
         "the program's TotalLatency is " + number(ip_total) + ", its slots' schedule takes " + number(value);
