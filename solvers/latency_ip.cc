@@ -662,7 +662,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   };
   const std::vector<Vertex> order = nodeOrder(g);
 
-  // The start: options.start alone, or the best of the greedy split and the baselines.
+  // The start: options.start alone, or the best of the baselines and the heuristics' splits.
   std::vector<std::vector<int>> candidates;
   if (!options.start.empty()) {
     candidates.push_back(options.start);
@@ -736,9 +736,8 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     big_m = big_m * (1 + 1e-9) + 1;
   }
   out.big_m = big_m;
-  // Times in units of H: the big-M coefficients become 1 and every time lies in [0, 1], which keeps
-  // GLPK's tolerances (relative to the rows' scale) from leaving absolute errors of 1e-5 in rows
-  // such as Latency_v >= p_cpu x_v0, enough to reject a start as infeasible.
+  // Times in units of H: the big-M coefficients become 1 and every time lies in [0, 1], so the rows
+  // mixing big-M with transfer costs of a thousandth of the latency stay well scaled.
   const double unit = big_m;
   auto t = [unit](double time) { return time / unit; };
   out.start_latency = start ? start->latency : kInfinity;
@@ -838,11 +837,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   }
 
   // (8), (9) with the accelerator case folded in: a node starts after its predecessors, takes p_cpu
-  // on the CPU, and at least p_acc in a slot when its predecessor is on the CPU.
-  // A source on the CPU finishes after p_cpu, stated against a time origin rather than as the row
-  // Latency_v >= p_cpu x_v0: once a start fixes x, that row is a singleton, and GLPK's LP presolver
-  // (used to complete the start) drops singleton rows whose implied bound it deems insignificant
-  // (about 1e-3 above the current one), which left starts 4e-5 short of feasible and unused.
+  // on the CPU, and at least p_acc in a slot when its predecessor is on the CPU. A source on the CPU
+  // finishes after p_cpu, stated against a time origin rather than as Latency_v >= p_cpu x_v0: once
+  // a start fixes x that row is a singleton, and GLPK's LP presolver (which completes the start)
+  // drops a singleton row whose implied bound it deems insignificant (less than about 1e-3 above the
+  // current one), which left starts 4e-5 short of feasible and unused.
   const Var origin = m.addContinuous(0, 1, "Origin");
   std::vector<bool> has_successor(n, false), has_predecessor(n, false);
   for (const auto& [u, v] : edges) {
@@ -892,22 +891,31 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     }
   }
   if (options.symmetry_breaking && k > 1) {
-    std::vector<LinExpr> prefix(k);
+    // opened[a] <= 1 only once accelerator a holds a node up to the current one (opened grows by at
+    // most X(v, a) per node), so X(v, a+1) <= opened[a] says a holds an earlier node. Stated with
+    // these running variables rather than prefix sums, the rows have O(|V| k q) nonzeros instead of
+    // O(|V|^2 k q).
+    std::vector<LinExpr> opened(k);  // 0 before the first node
     for (Vertex v : order) {
       for (int a = 1; a < k; ++a) {
         LinExpr here = X(v, a);
         if (!here.terms().empty())
-          m.addLe(here, prefix[a - 1], "sym_" + std::to_string(v) + "_" + std::to_string(a));
+          m.addLe(here, opened[a - 1], "sym_" + std::to_string(v) + "_" + std::to_string(a));
       }
-      for (int a = 0; a < k; ++a)
-        prefix[a] += X(v, a);
+      for (int a = 0; a + 1 < k; ++a) {
+        LinExpr here = X(v, a);
+        if (here.terms().empty()) continue;
+        const Var next = m.addContinuous(0, 1, "opened_" + std::to_string(v) + "_" + std::to_string(a));
+        m.addLe(next, opened[a] + here, "opened");
+        opened[a] = next;
+      }
     }
   }
 
   m.minimize(total);
 
   mip::Options mo;
-  mo.time_limit = options.time_limit;
+  mo.time_limit = std::max(0.0, options.time_limit - seconds());  // the heuristics' time counts
   mo.mip_gap = options.mip_gap;
   if (options.progress) {
     mo.progress = [&options, unit](const mip::Progress& p) {
@@ -928,6 +936,10 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       }
     }
   }
+  // The pump looks for a first incumbent; with a start it only holds up the search (on the larger
+  // workloads it ran for tens of seconds past the time limit).
+  mo.feasibility_pump = options.feasibility_pump && mo.start.empty();
+  mo.cuts = options.cuts;
   mip::Result r = mip::solve(m, mo);
   r.objective *= unit;
   r.bound *= unit;

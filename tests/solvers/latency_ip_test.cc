@@ -297,6 +297,24 @@ TEST(LatencyIp, InfeasibleInstancesSayWhy) {
   EXPECT_EQ(r.status, SolveStatus::Infeasible);
   EXPECT_NE(r.message.find("node 1 \"b\" is not supported on accelerators"), std::string::npos) << r.message;
 
+  GraphBuilder huge({2, 100, 0});
+  huge.node(1, 1, 10, "small");
+  huge.node(1, 1, 150, "huge");
+  huge.edge(0, 1, 1);
+  r = solveLatencyIp(huge.build(), withSubgraphs(1));
+  EXPECT_EQ(r.status, SolveStatus::Infeasible);
+  EXPECT_NE(r.message.find("node 1 \"huge\" needs 150 bytes, more than an accelerator's 100"),
+            std::string::npos)
+      << r.message;
+
+  GraphBuilder cycle({2, 100, 1});
+  cycle.node(1, 1);
+  cycle.node(1, 1);
+  cycle.edge(0, 1, 1).edge(1, 0, 1);
+  r = solveLatencyIp(cycle.build(), withSubgraphs(1));
+  EXPECT_EQ(r.status, SolveStatus::Error);
+  EXPECT_NE(r.message.find("cycle"), std::string::npos) << r.message;
+
   GraphBuilder big({2, 100, 0});
   big.node(1, 1, 60, "a");
   big.node(1, 1, 60, "b");
