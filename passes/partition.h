@@ -1,7 +1,7 @@
 // The partition pass: runs the chosen solver on the contracted problem and leaves its answer in the
 // context (on the graph it saw; the expand pass maps it back). For the latency goal, dp and dpl give
 // the max-load DP's split scored by latency (Table 4's "max-load DP" baseline). The integer programs
-// start from the DP's split (throughput) or the better of the greedy and DP splits (latency), so
+// start from the DP's split (throughput) or the better of the greedy and DPL splits (latency), so
 // they never return anything worse. Before solving, it checks the
 // instance can be feasible at all, so "memory too small" or "unsupported node and no CPU" come back
 // as Infeasible with the node named instead of as an infinite max-load.

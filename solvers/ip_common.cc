@@ -215,6 +215,9 @@ void applyMipOutcome(SolveResult& result, const mip::Result& r, double value) {
   }
   result.value = value;
   result.bound = std::isfinite(r.bound) ? std::min(std::max(r.bound, 0.0), value) : 0.0;
+  // Proven optimal at gap 0: the bound is the value (GLPK's objective and the evaluator's recomputed
+  // value may differ in the last bits).
+  if (r.status == mip::Status::Optimal && r.gap == 0) result.bound = value;
   result.gap = mip::relativeGap(value, result.bound);
   if (!std::isfinite(result.gap)) result.gap = 0;
   result.message = r.message;

@@ -120,7 +120,9 @@ std::vector<double> completeStart(const Model& model, glp_prob* prob, const std:
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  parm.presolve = GLP_ON;
+  // Not GLPK's LP presolver: it drops some single-variable rows, and completed starts then fail
+  // the feasibility check below.
+  parm.presolve = GLP_OFF;
   if (glp_simplex(copy.get(), &parm) != 0 || glp_get_status(copy.get()) != GLP_OPT) return {};
   std::vector<double> values(model.numVars());
   for (int j = 0; j < model.numVars(); ++j)
