@@ -998,6 +998,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     result.status = SolveStatus::Feasible;
     result.message = "the search found nothing better than the start (" + std::string(toString(r.status)) +
                      (r.message.empty() ? "" : ": " + r.message) + ")";
+  } else if (result.status == SolveStatus::Error) {
+    // GLPK gave up (numerical trouble deep in the tree) after finding or accepting a split, which is
+    // valid: it is returned without a proof.
+    result.status = SolveStatus::Feasible;
+    result.message = "the search stopped early (" + r.message + "); the best split found is returned";
   }
   // The program's TotalLatency for these slots (the start's is its schedule: the LP completes it).
   const double ip_total = from_start ? value : r.values[total.index] * unit;

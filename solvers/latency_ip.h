@@ -106,7 +106,9 @@ struct LatencyIpSolution {
   SolveResult result;
   std::vector<int> slot_of;          // per vertex: 0 on the CPU, else its slot 1..k·q
   double level_latency = kInfinity;  // evaluateLatency of result.placement.device_of
-  double ip_latency = kInfinity;     // TotalLatency of the program's incumbent
+  // TotalLatency of the program's incumbent (the start's latency when the start is returned); the
+  // value is below it only when the level split of the same placement was shorter (q > 1).
+  double ip_latency = kInfinity;
   double start_latency = kInfinity;  // of the start injected (+inf: none)
   double big_m = kInfinity;          // H
   double heuristic_seconds = 0;      // spent on the starts before the search
