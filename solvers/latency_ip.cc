@@ -386,6 +386,29 @@ std::vector<int> devicesOfSlots(const DeviceSet& devices, const std::vector<int>
   return device_of;
 }
 
+// The units a slot schedule runs over: the columns 0..columns-1 (slot j is unit j; column 0, the
+// CPU, is unused), then one unit per CPU node, in vertex order.
+struct SlotUnits {
+  std::vector<int> unit_of;      // per vertex
+  std::vector<Vertex> cpu_node;  // per unit >= columns
+  int count = 0;
+};
+
+SlotUnits slotUnits(const std::vector<int>& slot_of, int columns) {
+  SlotUnits u;
+  u.unit_of.resize(slot_of.size());
+  for (std::size_t v = 0; v < slot_of.size(); ++v) {
+    if (slot_of[v] > 0) {
+      u.unit_of[v] = slot_of[v];
+    } else {
+      u.unit_of[v] = columns + static_cast<int>(u.cpu_node.size());
+      u.cpu_node.push_back(static_cast<Vertex>(v));
+    }
+  }
+  u.count = columns + static_cast<int>(u.cpu_node.size());
+  return u;
+}
+
 // Stages in order of the schedule: every non-empty slot is one stage; CPU nodes that start between
 // two subgraphs form one stage. Units (slots, CPU nodes) are taken in a topological order of their
 // dependencies that follows start times.
@@ -395,17 +418,10 @@ std::vector<int> scheduleStages(const Problem& problem, const std::vector<int>& 
   const std::size_t n = boost::num_vertices(g);
   const int slots = static_cast<int>(s.start.size());
   // Units 0..slots-1 are the columns (column 0 unused), then one per CPU node.
-  std::vector<int> unit_of(n);
-  std::vector<Vertex> cpu_node;
-  for (Vertex v = 0; v < n; ++v) {
-    if (slot_of[v] > 0) {
-      unit_of[v] = slot_of[v];
-    } else {
-      unit_of[v] = slots + static_cast<int>(cpu_node.size());
-      cpu_node.push_back(v);
-    }
-  }
-  const int units = slots + static_cast<int>(cpu_node.size());
+  const SlotUnits slot_units = slotUnits(slot_of, slots);
+  const std::vector<int>& unit_of = slot_units.unit_of;
+  const std::vector<Vertex>& cpu_node = slot_units.cpu_node;
+  const int units = slot_units.count;
   std::vector<std::vector<int>> succ(units);
   std::vector<int> waiting(units, 0);
   std::vector<char> used(units, 0);
@@ -486,17 +502,10 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
   }
 
   // Units: the columns 1..k·q, then one per CPU node.
-  std::vector<int> unit_of(n);
-  std::vector<Vertex> cpu_node;
-  for (Vertex v = 0; v < n; ++v) {
-    if (slot_of[v] > 0) {
-      unit_of[v] = slot_of[v];
-    } else {
-      unit_of[v] = columns + static_cast<int>(cpu_node.size());
-      cpu_node.push_back(v);
-    }
-  }
-  const int units = columns + static_cast<int>(cpu_node.size());
+  const SlotUnits slot_units = slotUnits(slot_of, columns);
+  const std::vector<int>& unit_of = slot_units.unit_of;
+  const std::vector<Vertex>& cpu_node = slot_units.cpu_node;
+  const int units = slot_units.count;
   std::vector<double> duration(units, 0);
   for (Vertex v = 0; v < n; ++v)
     duration[unit_of[v]] += slot_of[v] > 0 ? g[v].p_acc : g[v].p_cpu;
