@@ -56,12 +56,6 @@ std::optional<NodeTimes> RooflineCostModel::estimate(const OnnxGraph& graph, int
 
 namespace {
 
-int findRoot(std::vector<int>& parent, int x) {
-  while (parent[x] != x)
-    x = parent[x] = parent[parent[x]];
-  return x;
-}
-
 // The node an override key names: the node of that name, else — for ONNX Runtime's
 // "<node name>_<decimal hash>" — the node named by what precedes the last '_'. -1 for none.
 int overriddenNode(const std::string& key, const std::map<std::string, int>& node_of_name) {
@@ -85,8 +79,10 @@ std::string someNames(const std::vector<std::string>& names) {
   return text;
 }
 
-// Replaces memory[v] by the measured figures of options.memory_overrides (rules in cost_model.h).
-void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options, std::vector<double>& memory,
+// Replaces memory[v] by the measured figures of options.memory_overrides, less the shared weights
+// the node reads (shared_read[v]); rules in cost_model.h.
+void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options,
+                          const std::vector<double>& shared_read, std::vector<double>& memory,
                           std::vector<std::string>& warnings) {
   if (options.memory_overrides.empty()) return;
   std::map<std::string, int> node_of_name;
@@ -105,10 +101,10 @@ void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options
   }
   std::map<std::string, std::vector<std::string>> zero;  // source -> node names
   for (const auto& [v, figure] : measured) {
-    if (figure.bytes == 0 && memory[v] > 0) {
+    if (figure.bytes == 0 && memory[v] + shared_read[v] > 0) {
       zero[figure.source].push_back(graph.nodes[v].name);
     } else {
-      memory[v] = figure.bytes;
+      memory[v] = std::max(0.0, figure.bytes - shared_read[v]);
     }
   }
   for (const auto& [source, keys] : unknown) {
@@ -136,28 +132,26 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
   problem.devices = devices.deviceSet();
   const int n = static_cast<int>(graph.nodes.size());
 
-  // Readers of a large shared weight share a device: union them; the weight's bytes are held once.
-  std::vector<int> parent(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  std::vector<double> memory(n, 0);
+  // A weight read by one operator is its own memory; one read by several is a SharedWeight.
+  std::vector<double> memory(n, 0), shared_read(n, 0);
   for (const TensorInfo& t : graph.tensors) {
     if (!t.is_weight || t.consumers.empty()) continue;
     const double bytes = t.bytes().value_or(0);
-    if (t.consumers.size() > 1 && bytes >= options.colocate_weight_bytes) {
-      for (int c : t.consumers)
-        parent[findRoot(parent, c)] = findRoot(parent, t.consumers.front());
+    if (t.consumers.size() == 1) {
       memory[t.consumers.front()] += bytes;
-    } else {
-      for (int c : t.consumers)
-        memory[c] += bytes;  // small constants are copied into each stage
+      continue;
     }
+    SharedWeight weight{t.name, bytes, {}};
+    for (int c : t.consumers) {
+      weight.readers.push_back(static_cast<Vertex>(c));
+      shared_read[c] += bytes;
+    }
+    std::sort(weight.readers.begin(), weight.readers.end());
+    problem.weights.push_back(std::move(weight));
   }
   for (int v = 0; v < n; ++v)
     memory[v] += graph.nodes[v].subgraph_weight_bytes;  // defined inside its bodies: its own
-  applyMemoryOverrides(graph, options, memory, out.warnings);
-  std::map<int, int> class_size;
-  for (int v = 0; v < n; ++v)
-    ++class_size[findRoot(parent, v)];
+  applyMemoryOverrides(graph, options, shared_read, memory, out.warnings);
 
   for (int v = 0; v < n; ++v) {
     const OnnxNode& node = graph.nodes[v];
@@ -176,8 +170,6 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     op.p_cpu = times->cpu;
     op.memory = memory[v];
     op.members = {v};
-    const int root = findRoot(parent, v);
-    if (class_size[root] > 1) op.colocation = root;
     addNode(problem.graph, std::move(op));
   }
 
@@ -201,6 +193,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     out.warnings.push_back(std::to_string(unsized) +
                            " tensor(s) have no static size; their transfers count 0 bytes");
   }
+  if (Status s = applySharedWeightMode(problem, options.shared_weights, options.colocate_weight_bytes); !s)
+    return s.withContext(graph.path);
   return out;
 }
 

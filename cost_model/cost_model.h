@@ -5,7 +5,8 @@
 // say) by returning nullopt for nodes they do not know. annotate() then builds the Problem: one
 // node per operator with p_acc, p_cpu and the bytes of the weights it holds; one net per tensor,
 // paid once per device boundary, costing the link's transfer time for the tensor's bytes; and a
-// colocation class for operators that read the same large weight (they must share it).
+// SharedWeight for every weight several operators read, held once by each device that runs one of
+// them (passes/shared_weights.h decides between replicating and colocating).
 #pragma once
 
 #include <map>
@@ -18,6 +19,7 @@
 #include "cost_model/roofline.h"
 #include "onnx_io/onnx_model.h"
 #include "passes/problem.h"
+#include "passes/shared_weights.h"
 
 namespace placer {
 
@@ -55,11 +57,17 @@ struct MemoryOverride {
 };
 
 struct AnnotateOptions {
-  // Operators reading the same weight of at least this many bytes are colocated (the weight lives on
-  // one device); smaller shared constants (shapes, masks) are duplicated into each stage instead.
+  // Weights several operators read: replicated onto each device that runs a reader (each copy
+  // counted in that device's memory, once), or their readers colocated. Auto is replicate: a model
+  // loaded from ONNX is an inference graph.
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
+  // With colocate, only weights of at least this many bytes bind their readers together; smaller
+  // shared constants (shapes, masks) are still copied into each stage.
   double colocate_weight_bytes = 1 << 20;
 
-  // Memory m_v of named nodes, replacing the weight bytes found in the model. A key is a node name,
+  // Memory of named nodes, replacing the weight bytes found in the model. A shared weight the node
+  // reads is held apart (once per device), so it is taken off the figure: the node's own memory is
+  // the figure minus the shared weights it reads, at least 0. A key is a node name,
   // or ONNX Runtime's "<node name>_<decimal hash>"; when several keys name one node the largest
   // figure counts. Keys that name no node are reported in Annotation::warnings and ignored, as
   // profile times for unknown names are. An override of 0 for a node that reads weights is ignored
@@ -71,6 +79,7 @@ struct AnnotateOptions {
 struct Annotation {
   Problem problem;                    // vertex i is graph.nodes[i]; members = {i}
   std::vector<std::string> warnings;  // tensors without a static size, memory overrides not applied
+  std::vector<std::string> notes;     // what the cost sources matched, for the user (not a problem)
 };
 
 // `models` are asked in order; the first answer counts. Fails if no model answers for a node.

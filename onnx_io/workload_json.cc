@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -134,6 +135,47 @@ std::optional<int> asNodeId(const json& value) {
   return static_cast<int>(v);
 }
 
+// "sharedWeights": [{"name": "wte", "size": bytes, "nodes": [ids]}]: a weight every accelerator that
+// holds one of the nodes holds once (passes/problem.h). A weight listed for one node is its memory.
+Status readSharedWeights(const json& root, const std::string& source,
+                         const std::map<long long, Vertex>& vertex_of_id, Problem& problem) {
+  auto section = root.find("sharedWeights");
+  if (section == root.end()) return Status::ok();
+  if (!section->is_array()) return invalidInput(source + ": field \"sharedWeights\" must be an array");
+  for (std::size_t i = 0; i < section->size(); ++i) {
+    const json& entry = (*section)[i];
+    std::string where = source + ": sharedWeights[" + std::to_string(i) + "]";
+    if (!entry.is_object()) return invalidInput(where + ": a shared weight must be a JSON object");
+    SharedWeight weight;
+    if (auto name = entry.find("name"); name != entry.end()) {
+      if (!name->is_string()) return invalidInput(where + ": field \"name\" must be a string");
+      weight.name = *name;
+      where += " (\"" + weight.name + "\")";
+    }
+    FieldReader f(entry, where);
+    if (Status s = f.nonNegative("size", weight.bytes, true); !s) return s;
+    auto nodes = entry.find("nodes");
+    if (nodes == entry.end()) return invalidInput(where + ": missing field \"nodes\"");
+    if (!nodes->is_array() || nodes->empty())
+      return invalidInput(where + ": field \"nodes\" must be a non-empty array of node ids");
+    for (const json& id : *nodes) {
+      auto v = id.is_number_integer() ? asNodeId(id) : std::nullopt;
+      auto it = v ? vertex_of_id.find(*v) : vertex_of_id.end();
+      if (it == vertex_of_id.end())
+        return invalidInput(where + ": nodes: " + id.dump() + " is not a node id");
+      weight.readers.push_back(it->second);
+    }
+    std::sort(weight.readers.begin(), weight.readers.end());
+    weight.readers.erase(std::unique(weight.readers.begin(), weight.readers.end()), weight.readers.end());
+    if (weight.readers.size() == 1) {
+      problem.graph[weight.readers.front()].memory += weight.bytes;
+    } else {
+      problem.weights.push_back(std::move(weight));
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Expected<Problem> parseWorkload(const std::string& text, const std::string& source) {
@@ -231,6 +273,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
                         describeNode(problem.graph, cycle.front()) + ")");
   }
   problem.nets = buildNets(problem.graph);
+  if (Status s = readSharedWeights(root, source, vertex_of_id, problem); !s) return s;
   return problem;
 }
 
@@ -346,6 +389,15 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
     if (!net_of[v]) continue;
     for (Vertex s : net_of[v]->sinks)
       out["edges"].push_back({{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}});
+  }
+  if (!problem.weights.empty()) {
+    out["sharedWeights"] = nlohmann::ordered_json::array();
+    for (const SharedWeight& w : problem.weights) {
+      nlohmann::ordered_json readers = nlohmann::ordered_json::array();
+      for (Vertex r : w.readers)
+        readers.push_back(r);
+      out["sharedWeights"].push_back({{"name", w.name}, {"size", w.bytes}, {"nodes", readers}});
+    }
   }
   return out;
 }

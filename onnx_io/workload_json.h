@@ -4,7 +4,10 @@
 // Input: {"maxSizePerFPGA": M, "maxFPGAs": k, "maxCPUs": l,
 //         "nodes": [{"id", "cpuLatency", "fpgaLatency", "supportedOnFpga", "size",
 //                    "isBackwardNode", "colorClass"?, "name"?}, ...],
-//         "edges": [{"sourceId", "destId", "cost"}, ...]}; other fields are ignored.
+//         "edges": [{"sourceId", "destId", "cost"}, ...],
+//         "sharedWeights": [{"name"?, "size", "nodes": [ids]}, ...]?}; other fields are ignored.
+// A shared weight (our extension) is held once by every accelerator that holds one of its nodes; a
+// node's "size" is what only it holds.
 // An edge's cost is the transfer cost of its source's output; when a node's outgoing edges disagree,
 // each edge is its own transfer (App. B). Output: {"maxLoad": x, "fpgas": [{"load", "nodes"}...],
 // "cpus": [...]} with original node ids; accelerators listed in pipeline order.

@@ -33,13 +33,12 @@ std::set<Vertex> neighbours(const OpGraph& g, Vertex v) {
 // forward neighbour is m, and every other node u or b touches belongs to m's unit: then every
 // transfer of the unit becomes internal when it joins m, so no load can rise. Leaves that are each
 // other's only neighbour fold into the smaller index.
-std::vector<long> foldTargets(const OpGraph& g, const Partners& partners, double accelerator_memory) {
+std::vector<long> foldTargets(const Problem& problem, const Partners& partners) {
+  const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   // When the whole graph fits on one accelerator, memory never constrains a placement.
-  double total_memory = 0;
-  for (Vertex v = 0; v < n; ++v)
-    total_memory += g[v].memory;
-  const bool memory_never_binds = total_memory <= accelerator_memory;
+  const bool memory_never_binds = totalMemory(problem) <= problem.devices.memory;
+  const std::vector<double> standalone = standaloneMemory(problem);
   auto free_time = [&](Vertex v) { return g[v].p_acc == 0 && g[v].p_cpu == 0; };
 
   std::vector<long> target(n, -1);
@@ -47,7 +46,7 @@ std::vector<long> foldTargets(const OpGraph& g, const Partners& partners, double
     if (g[u].backward || !free_time(u)) continue;
     std::optional<Vertex> b = partners.backwardOf(g, u);
     if (b && !free_time(*b)) continue;
-    const double memory = g[u].memory + (b ? g[*b].memory : 0);
+    const double memory = standalone[u] + (b ? standalone[*b] : 0);  // shared weights read count too
     if (memory != 0 && !memory_never_binds) continue;
     std::set<Vertex> around = neighbours(g, u);
     std::set<Vertex> forward_around;
@@ -95,7 +94,7 @@ Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
     const OpGraph& g = problem.graph;
     const std::size_t n = boost::num_vertices(g);
     const Partners partners = findPartners(g);
-    std::vector<long> target = foldTargets(g, partners, problem.devices.memory);
+    std::vector<long> target = foldTargets(problem, partners);
     if (std::all_of(target.begin(), target.end(), [](long t) { return t < 0; })) break;
     // A folded leaf's backward partner goes to the keeper's backward partner.
     std::vector<long> keeper(n, -1);

@@ -65,22 +65,23 @@ Status checkTriviallyFeasible(const Problem& problem) {
   const DeviceSet& d = problem.devices;
   if (d.count() == 0) return infeasible("there are no devices (0 accelerators and 0 CPUs)");
   if (d.cpus > 0) return Status::ok();
-  double total = 0;
+  const std::vector<double> standalone = standaloneMemory(problem);
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     if (!g[v].supportedOnAccelerator()) {
       const bool single = g[v].members.size() == 1;
       return infeasible(what(g, v) + (single ? " is" : " include a node") +
                         " not supported on accelerators, and there are no CPUs");
     }
-    if (g[v].memory > d.memory) {
+    if (standalone[v] > d.memory) {
       std::ostringstream msg;
-      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << g[v].memory
-          << " bytes, more than one accelerator's " << d.memory << " bytes, and there are no CPUs";
+      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << standalone[v]
+          << " bytes (with the weights it reads), more than one accelerator's " << d.memory
+          << " bytes, and there are no CPUs";
       return infeasible(msg.str());
     }
-    total += g[v].memory;
   }
-  if (total > d.memory * d.accelerators) {
+  // Each shared weight counted once: a lower bound on what the accelerators hold together.
+  if (const double total = totalMemory(problem); total > d.memory * d.accelerators) {
     std::ostringstream msg;
     msg << "the model needs " << total << " bytes, more than " << d.accelerators << " accelerator(s) of "
         << d.memory << " bytes hold, and there are no CPUs";

@@ -150,6 +150,15 @@ Status checkInvariants(const Problem& problem, bool cycles_allowed) {
     }
     if (!(net.cost >= 0)) return internalError("net " + std::to_string(i) + " has a negative cost");
   }
+  for (std::size_t i = 0; i < problem.weights.size(); ++i) {
+    const SharedWeight& w = problem.weights[i];
+    if (w.readers.size() < 2) return internalError("shared weight " + std::to_string(i) + " has fewer than two readers");
+    for (std::size_t j = 0; j < w.readers.size(); ++j) {
+      if (w.readers[j] >= n || (j > 0 && w.readers[j - 1] >= w.readers[j]))
+        return internalError("shared weight " + std::to_string(i) + " has malformed readers");
+    }
+    if (!(w.bytes >= 0)) return internalError("shared weight " + std::to_string(i) + " has negative size");
+  }
   std::set<int> seen;
   for (Vertex v = 0; v < n; ++v) {
     for (int id : g[v].members) {

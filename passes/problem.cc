@@ -110,6 +110,65 @@ std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only) {
   return {};
 }
 
+double totalMemory(const Problem& problem) {
+  double total = 0;
+  for (Vertex v = 0; v < boost::num_vertices(problem.graph); ++v)
+    total += problem.graph[v].memory;
+  for (const SharedWeight& w : problem.weights)
+    total += w.bytes;
+  return total;
+}
+
+std::vector<std::vector<int>> weightsOfVertices(const Problem& problem) {
+  std::vector<std::vector<int>> out(boost::num_vertices(problem.graph));
+  for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+    for (Vertex r : problem.weights[w].readers)
+      out[r].push_back(static_cast<int>(w));
+  }
+  return out;
+}
+
+std::vector<double> standaloneMemory(const Problem& problem) {
+  std::vector<double> out(boost::num_vertices(problem.graph));
+  for (Vertex v = 0; v < out.size(); ++v)
+    out[v] = problem.graph[v].memory;
+  for (const SharedWeight& w : problem.weights) {
+    for (Vertex r : w.readers)
+      out[r] += w.bytes;
+  }
+  return out;
+}
+
+double memoryOfSet(const Problem& problem, const std::vector<Vertex>& vertices) {
+  double total = 0;
+  std::vector<char> inside(boost::num_vertices(problem.graph), 0);
+  for (Vertex v : vertices) {
+    total += problem.graph[v].memory;
+    inside[v] = 1;
+  }
+  for (const SharedWeight& w : problem.weights) {
+    if (std::any_of(w.readers.begin(), w.readers.end(), [&](Vertex r) { return inside[r]; })) total += w.bytes;
+  }
+  return total;
+}
+
+std::vector<double> deviceMemory(const Problem& problem, const std::vector<int>& device_of) {
+  std::vector<double> memory(problem.devices.count(), 0);
+  for (Vertex v = 0; v < boost::num_vertices(problem.graph); ++v)
+    memory[device_of[v]] += problem.graph[v].memory;
+  std::vector<int> holders;
+  for (const SharedWeight& w : problem.weights) {
+    holders.clear();
+    for (Vertex r : w.readers)
+      holders.push_back(device_of[r]);
+    std::sort(holders.begin(), holders.end());
+    holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
+    for (int d : holders)
+      memory[d] += w.bytes;
+  }
+  return memory;
+}
+
 Problem contractGroups(const Problem& problem, const std::vector<int>& group_of, int groups) {
   const OpGraph& g = problem.graph;
   Problem out;
@@ -173,6 +232,19 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
     std::sort(mapped.sinks.begin(), mapped.sinks.end());
     mapped.sinks.erase(std::unique(mapped.sinks.begin(), mapped.sinks.end()), mapped.sinks.end());
     if (!mapped.sinks.empty()) out.nets.push_back(std::move(mapped));
+  }
+
+  for (const SharedWeight& weight : problem.weights) {
+    SharedWeight mapped{weight.name, weight.bytes, {}};
+    for (Vertex r : weight.readers)
+      mapped.readers.push_back(static_cast<Vertex>(group_of[r]));
+    std::sort(mapped.readers.begin(), mapped.readers.end());
+    mapped.readers.erase(std::unique(mapped.readers.begin(), mapped.readers.end()), mapped.readers.end());
+    if (mapped.readers.size() == 1) {
+      out.graph[mapped.readers.front()].memory += weight.bytes;  // one holder left: its own
+    } else {
+      out.weights.push_back(std::move(mapped));
+    }
   }
   return out;
 }

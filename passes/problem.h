@@ -9,6 +9,13 @@
 // producer is not (SliceGraph's tensor-counted-once rule; App. B's edge subdivision is the special
 // case of one net per edge). CPUs pay no communication.
 //
+// Memory follows the same "once per device" rule for weights that several operators read (a tied
+// embedding matrix, a shared constant): a SharedWeight lists its readers, and an accelerator that
+// holds any of them holds the weight once, however many of them it holds. A node's own `memory` is
+// what only it holds. So a weight is replicated onto every device that reads it, with each copy
+// counted there; colocating its readers is the special case of one device (and what a solver picks
+// when copies would not fit).
+//
 // The graph is a Boost.Graph adjacency_list with vecS storage and bidirectional edges: vertex
 // descriptors are dense indices (so per-node arrays are plain vectors), and solvers need both
 // predecessor and successor lists. Contraction passes build a new graph rather than mutate in
@@ -60,6 +67,13 @@ struct Net {
   double cost = 0;
 };
 
+// A weight held once by every accelerator that holds one of its readers (see above).
+struct SharedWeight {
+  std::string name;
+  double bytes = 0;
+  std::vector<Vertex> readers;  // sorted, distinct, at least two
+};
+
 struct DeviceSet {
   int accelerators = 0;  // k
   double memory = 0;     // M, bytes per accelerator
@@ -87,6 +101,7 @@ struct Objective {
 struct Problem {
   OpGraph graph;
   std::vector<Net> nets;
+  std::vector<SharedWeight> weights;
   DeviceSet devices;
   Objective objective;
   std::string source;  // where the problem came from (file name), for messages
@@ -123,10 +138,27 @@ std::optional<std::vector<Vertex>> forwardTopologicalOrder(const OpGraph& graph)
 // their edges are ignored.
 std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only);
 
+// Bytes an accelerator needs for everything: every node's own memory and every shared weight once.
+double totalMemory(const Problem& problem);
+
+// Per vertex, the indices of the shared weights it reads.
+std::vector<std::vector<int>> weightsOfVertices(const Problem& problem);
+
+// Per vertex, the least memory an accelerator holding it needs: its own and the weights it reads.
+std::vector<double> standaloneMemory(const Problem& problem);
+
+// Memory of an accelerator holding exactly `vertices` (distinct): their own memory and each weight
+// any of them reads, once.
+double memoryOfSet(const Problem& problem, const std::vector<Vertex>& vertices);
+
+// Per device, the memory it holds under `device_of` (CPUs included; only accelerators are limited).
+std::vector<double> deviceMemory(const Problem& problem, const std::vector<int>& device_of);
+
 // Contracts every group of vertices (group_of[v] in 0..groups-1, every group non-empty) into one
 // vertex: costs and memory add up, members are united, edges are deduplicated and self-loops
-// dropped (an edge is artificial only if all of its pre-images are), nets are remapped. Returns the
-// new problem; new vertex i is group i.
+// dropped (an edge is artificial only if all of its pre-images are), nets are remapped, and shared
+// weights are remapped (a weight whose readers all fall into one group becomes that group's own
+// memory). Returns the new problem; new vertex i is group i.
 Problem contractGroups(const Problem& problem, const std::vector<int>& group_of, int groups);
 
 }  // namespace placer

@@ -35,13 +35,11 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     DeviceLoad& d = result.devices[device_of[v]];
     ++d.nodes;
-    if (devices.isAccelerator(device_of[v])) {
-      d.compute += g[v].p_acc;
-      d.memory += g[v].memory;
-    } else {
-      d.compute += g[v].p_cpu;
-    }
+    d.compute += devices.isAccelerator(device_of[v]) ? g[v].p_acc : g[v].p_cpu;
   }
+  const std::vector<double> memory = deviceMemory(problem, device_of);
+  for (int d = 0; d < devices.count(); ++d)
+    result.devices[d].memory = memory[d];
   std::vector<int> receivers;
   for (const Net& net : problem.nets) {
     const int from = device_of[net.source];

@@ -3,7 +3,8 @@
 // This is the independent oracle every solver's answer goes through: it knows nothing of ideals or
 // contractions, only nodes, nets and devices. An accelerator's load is its incoming communication,
 // its processing time and its outgoing communication (combined per the overlap mode); a CPU's load is
-// its processing time. In training workloads a device's load is FW + BW of everything it holds
+// its processing time. Memory counts each node's own bytes and every shared weight one of its nodes
+// reads, once per device. In training workloads a device's load is FW + BW of everything it holds
 // (PipeDream schedule), which is simply the sum over its nodes.
 #pragma once
 
@@ -19,7 +20,7 @@ struct DeviceLoad {
   double compute = 0;   // sum of p_acc (accelerator) or p_cpu (CPU)
   double comm_in = 0;   // accelerators only
   double comm_out = 0;  // accelerators only
-  double memory = 0;    // accelerators only
+  double memory = 0;    // bytes held (each shared weight once); limited on accelerators only
   double load = 0;      // combined per the overlap mode
   int nodes = 0;
 };

@@ -240,12 +240,11 @@ std::vector<std::string> latencyViolations(const Problem& problem, const std::ve
   const OpGraph& g = problem.graph;
   const DeviceSet& devices = problem.devices;
   std::vector<std::string> out;
-  std::vector<double> memory(devices.accelerators, 0);
+  const std::vector<double> memory = deviceMemory(problem, device_of);
   std::map<int, std::pair<int, Vertex>> device_of_class;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     const int d = device_of[v];
     if (devices.isAccelerator(d)) {
-      memory[d] += g[v].memory;
       if (!g[v].supportedOnAccelerator()) {
         out.push_back(describeNode(g, v) + " is not supported on accelerators but is on " +
                       deviceName(devices, d));
@@ -291,7 +290,8 @@ Expected<LatencyEvaluation> evaluateLatency(const Problem& problem, const std::v
   result.violations = latencyViolations(problem, device_of);
   result.subgraph_of.assign(n, -1);
   result.subgraphs.resize(units.pieces);
-  result.memory.assign(devices.accelerators, 0);
+  const std::vector<double> held = deviceMemory(problem, device_of);
+  result.memory.assign(held.begin(), held.begin() + devices.accelerators);
   for (int d = 0; d < devices.accelerators; ++d) {
     for (int p = 0; p < units.piece_count[d]; ++p) {
       result.subgraphs[units.first_piece[d] + p].device = d;
@@ -304,10 +304,10 @@ Expected<LatencyEvaluation> evaluateLatency(const Problem& problem, const std::v
     LatencySubgraph& s = result.subgraphs[u];
     s.nodes.push_back(v);
     s.compute += g[v].p_acc;
-    s.memory += g[v].memory;
-    result.memory[device_of[v]] += g[v].memory;
     result.subgraph_of[v] = u;
   }
+  for (LatencySubgraph& s : result.subgraphs)
+    s.memory = memoryOfSet(problem, s.nodes);
   // Each net is paid once by the piece that produces it and once by every other piece that
   // consumes it, whatever the number of its consumers there.
   std::vector<int> receivers;

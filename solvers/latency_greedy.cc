@@ -1,6 +1,7 @@
 #include "solvers/latency_greedy.h"
 
 #include <boost/graph/strong_components.hpp>
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <iomanip>
@@ -130,21 +131,34 @@ SolveResult solveLatencyGreedy(const Problem& problem) {
   const int cpu = devices.accelerators;
   int next_accelerator = 0, stage = -1, current = -1;  // current: device of the last block placed
   double used = 0;                                     // memory used on `current` if an accelerator
+  const std::vector<std::vector<int>> weights_of = weightsOfVertices(problem);
+  std::vector<char> held(problem.weights.size(), 0);  // shared weights on `current`
   for (const std::vector<Vertex>& block : latencyGreedyBlocks(problem)) {
-    double memory = 0;
+    double memory = 0;  // the block's own memory and the shared weights it reads, each once
+    double extra = 0;   // what it adds to `current`: shared weights already there count nothing
+    std::vector<int> reads;
     const Vertex* unsupported = nullptr;
     for (const Vertex& v : block) {
       memory += g[v].memory;
+      extra += g[v].memory;
+      reads.insert(reads.end(), weights_of[v].begin(), weights_of[v].end());
       if (!unsupported && !g[v].supportedOnAccelerator()) unsupported = &v;
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (int w : reads) {
+      memory += problem.weights[w].bytes;
+      if (!held[w]) extra += problem.weights[w].bytes;
     }
     const bool placeable = !unsupported && memory <= devices.memory;
     int device = cpu;
-    if (placeable && current >= 0 && current < cpu && used + memory <= devices.memory) {
+    if (placeable && current >= 0 && current < cpu && used + extra <= devices.memory) {
       device = current;
-      used += memory;
+      used += extra;
     } else if (placeable && next_accelerator < devices.accelerators) {
       device = next_accelerator++;
       used = memory;
+      std::fill(held.begin(), held.end(), 0);
     } else if (devices.cpus == 0) {
       std::string why =
           unsupported  ? describeNode(g, *unsupported) + " is not supported on accelerators"
@@ -158,6 +172,10 @@ SolveResult solveLatencyGreedy(const Problem& problem) {
     if (device != current) {
       current = device;
       ++stage;
+    }
+    if (device < cpu) {
+      for (int w : reads)
+        held[w] = 1;
     }
     for (Vertex v : block) {
       placement.device_of[v] = device;

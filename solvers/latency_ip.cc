@@ -133,7 +133,28 @@ class SegmentSplitter {
         p_cpu_[b] += g[v].p_cpu;
         if (!g[v].supportedOnAccelerator()) on_accelerator_[b] = 0;
       }
-      if (memory_[b] > problem.devices.memory) on_accelerator_[b] = 0;
+    }
+    // A shared weight read by one block is that block's memory; one read by several is held once
+    // by each segment that holds any of them (weights_of_).
+    weights_of_.resize(count);
+    for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+      std::vector<int> readers;
+      for (Vertex r : problem.weights[w].readers)
+        readers.push_back(block_of_[r]);
+      std::sort(readers.begin(), readers.end());
+      readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+      if (readers.size() == 1) {
+        memory_[readers.front()] += problem.weights[w].bytes;
+      } else {
+        for (int b : readers)
+          weights_of_[b].push_back(static_cast<int>(w));
+      }
+    }
+    for (int b = 0; b < count; ++b) {
+      double alone = memory_[b];
+      for (int w : weights_of_[b])
+        alone += problem.weights[w].bytes;
+      if (alone > problem.devices.memory) on_accelerator_[b] = 0;
     }
     successors_.resize(count);
     for (auto [it, end] = boost::edges(g); it != end; ++it) {
@@ -218,6 +239,8 @@ class SegmentSplitter {
     std::vector<int> inside(nets_.size(), 0);
     std::vector<char> source_in(nets_.size(), 0);
     std::vector<int> touched;
+    std::vector<char> held(problem_.weights.size(), 0);  // shared weights on the current segment
+    std::vector<int> held_list;
     auto contribution = [&](int t) {
       const BlockNet& bn = nets_[t];
       const bool out = source_in[t] && inside[t] < bn.sinks, in = !source_in[t] && inside[t] > 0;
@@ -241,10 +264,19 @@ class SegmentSplitter {
         source_in[t] = 0;
       }
       touched.clear();
+      for (int w : held_list)
+        held[w] = 0;
+      held_list.clear();
       for (int j = i + 1; j <= count; ++j) {
         const int b = order[j - 1];
         if (!on_accelerator_[b]) break;
         memory += memory_[b];
+        for (int w : weights_of_[b]) {
+          if (held[w]) continue;
+          held[w] = 1;
+          held_list.push_back(w);
+          memory += problem_.weights[w].bytes;
+        }
         if (memory > devices.memory) break;
         compute += p_acc_[b];
         for (const auto& [t, is_source] : touch_[b]) {
@@ -298,6 +330,7 @@ class SegmentSplitter {
   std::vector<std::vector<Vertex>> blocks_;
   std::vector<int> block_of_;
   std::vector<double> memory_, p_acc_, p_cpu_;
+  std::vector<std::vector<int>> weights_of_;  // per block: shared weights it reads with other blocks
   std::vector<char> on_accelerator_;
   std::vector<std::vector<int>> successors_;
   std::vector<BlockNet> nets_;
@@ -616,9 +649,10 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
 
   // Where each node may go: the CPU column if there are CPUs and it runs there, a slot if it is
   // supported on accelerators and fits one. A colocation class goes where all of its members may.
+  const std::vector<double> standalone = standaloneMemory(problem);
   auto on_cpu = [&](Vertex v) { return devices.cpus > 0 && std::isfinite(g[v].p_cpu); };
   auto on_accelerator = [&](Vertex v) {
-    return k > 0 && g[v].supportedOnAccelerator() && g[v].memory <= devices.memory;
+    return k > 0 && g[v].supportedOnAccelerator() && standalone[v] <= devices.memory;
   };
   std::map<int, std::vector<Vertex>> classes;
   for (Vertex v = 0; v < n; ++v) {
@@ -627,7 +661,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   auto where_not = [&](Vertex v) {
     std::string why = !g[v].supportedOnAccelerator() ? "is not supported on accelerators"
                       : k == 0                       ? "has no accelerator to run on"
-                               : "needs " + number(g[v].memory) + " bytes, more than an accelerator's " +
+                               : "needs " + number(standalone[v]) + " bytes, more than an accelerator's " +
                                      number(devices.memory);
     return why + (devices.cpus == 0 ? ", and there is no CPU" : ", and it does not run on a CPU");
   };
@@ -638,11 +672,10 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   std::vector<char> class_cpu(n, 1), class_accelerator(n, 1);  // per vertex, for its class
   for (const auto& [cls, members] : classes) {
     bool cpu = true, accelerator = true;
-    double memory = 0;
+    const double memory = memoryOfSet(problem, members);
     for (Vertex v : members) {
       cpu = cpu && on_cpu(v);
       accelerator = accelerator && on_accelerator(v);
-      memory += g[v].memory;
     }
     accelerator = accelerator && memory <= devices.memory;
     if (!cpu && !accelerator) {
@@ -657,9 +690,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     }
   }
   if (devices.cpus == 0) {
-    double total = 0;
-    for (Vertex v = 0; v < n; ++v)
-      total += g[v].memory;
+    const double total = totalMemory(problem);
     if (total > k * devices.memory) {
       return finish(SolveStatus::Infeasible, "the nodes need " + number(total) + " bytes, more than the " +
                                                  std::to_string(k) + " accelerator(s) hold together (" +
@@ -780,6 +811,17 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       LinExpr used;
       for (Vertex v = 0; v < n; ++v) {
         if (g[v].memory > 0) used += (g[v].memory / devices.memory) * X(v, a);
+      }
+      // A shared weight once per accelerator holding any of its readers (held >= X(r, a)).
+      for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+        const SharedWeight& weight = problem.weights[w];
+        if (weight.bytes <= 0) continue;
+        const Var held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(a));
+        for (Vertex r : weight.readers) {
+          LinExpr on_a = X(r, a);
+          if (!on_a.terms().empty()) m.addLe(on_a, held, "holds");
+        }
+        used += (weight.bytes / devices.memory) * LinExpr(held);
       }
       if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(a));
     }

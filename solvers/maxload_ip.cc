@@ -173,8 +173,9 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   const Layout layout = options.contiguous ? stageLayout(devices) : deviceLayout(devices);
   const int columns = layout.columns();
   mip::Model m;
+  const std::vector<double> standalone = standaloneMemory(problem);
   auto allowed = [&](Vertex v, int c) {
-    if (layout.accelerator[c]) return g[v].supportedOnAccelerator() && g[v].memory <= devices.memory;
+    if (layout.accelerator[c]) return g[v].supportedOnAccelerator() && standalone[v] <= devices.memory;
     return std::isfinite(g[v].p_cpu);
   };
   const VarGrid x = addAssignmentVariables(m, problem, allowed, columns);
@@ -251,11 +252,26 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   }
 
   // Memory, in units of the accelerator's memory (byte counts next to millisecond costs hurt the LP).
+  // A shared weight is held once by a column that holds any of its readers: held[w][c] >= x[r][c].
+  // `held` may stay continuous: it only appears with a positive coefficient in <= rows, so at an
+  // integer x it can always sit at max_r x[r][c].
   for (int c = 0; c < columns; ++c) {
     if (!layout.accelerator[c]) continue;
     LinExpr used;
     for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
       if (x[v][c].index >= 0 && g[v].memory > 0) used.add(x[v][c], g[v].memory / devices.memory);
+    }
+    for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+      const SharedWeight& weight = problem.weights[w];
+      if (weight.bytes <= 0) continue;
+      Var held;
+      for (Vertex r : weight.readers) {
+        if (x[r][c].index < 0) continue;
+        if (held.index < 0)
+          held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(c));
+        m.addLe(x[r][c], held, "holds");
+      }
+      if (held.index >= 0) used.add(held, weight.bytes / devices.memory);
     }
     if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(c));
   }

@@ -36,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 struct Unit {
   double p_acc = 0;  // finite part; `unsupported` says whether an accelerator may hold it at all
   double p_cpu = 0;
-  double memory = 0;
+  double memory = 0;  // own memory, and shared weights no other unit reads
   bool unsupported = false;
   std::vector<Vertex> vertices;
 };
@@ -47,6 +47,13 @@ struct NetTouch {
   std::int32_t net;
   std::int32_t members;
   bool source;
+};
+
+// How adding a unit changes one shared weight: `readers` of its readers join the block. The block
+// holds the weight (once) while any reader is inside.
+struct WeightTouch {
+  std::int32_t weight;
+  std::int32_t readers;
 };
 
 // The ideals of the forward DAG, numbered breadth-first by size (0 = empty set, last = everything),
@@ -169,15 +176,21 @@ struct BlockState {
 class BlockWalker {
  public:
   BlockWalker(const std::vector<Unit>& units, const std::vector<std::vector<NetTouch>>& touches,
-              const std::vector<Net>& nets, const IdealLattice& lattice, const DeviceSet& devices,
-              double prune_above)
+              const std::vector<std::vector<WeightTouch>>& weight_touches, const Problem& problem,
+              const IdealLattice& lattice, double prune_above)
       : units_(units),
         touches_(touches),
+        weight_touches_(weight_touches),
         lattice_(lattice),
-        devices_(devices),
+        devices_(problem.devices),
         prune_above_(prune_above),
-        inside_(nets.size(), 0),
-        source_inside_(nets.size(), 0) {
+        inside_(problem.nets.size(), 0),
+        source_inside_(problem.nets.size(), 0),
+        readers_inside_(problem.weights.size(), 0) {
+    const std::vector<Net>& nets = problem.nets;
+    weight_bytes_.reserve(problem.weights.size());
+    for (const SharedWeight& w : problem.weights)
+      weight_bytes_.push_back(w.bytes);
     net_size_.reserve(nets.size());
     net_cost_.reserve(nets.size());
     for (const Net& net : nets) {
@@ -223,7 +236,13 @@ class BlockWalker {
       next.p_cpu += unit.p_cpu;
       next.memory += unit.memory;
       next.unsupported += unit.unsupported;
+      for (const WeightTouch& t : weight_touches_[node]) {
+        if (readers_inside_[t.weight] == 0) next.memory += weight_bytes_[t.weight];
+        readers_inside_[t.weight] += t.readers;
+      }
       if (hopeless(next)) {
+        for (const WeightTouch& t : weight_touches_[node])
+          readers_inside_[t.weight] -= t.readers;
         ++pruned_;
         continue;
       }
@@ -252,11 +271,14 @@ class BlockWalker {
         inside_[t.net] -= t.members;
         if (t.source) source_inside_[t.net] = 0;
       }
+      for (const WeightTouch& t : weight_touches_[node])
+        readers_inside_[t.weight] -= t.readers;
     }
   }
 
   const std::vector<Unit>& units_;
   const std::vector<std::vector<NetTouch>>& touches_;
+  const std::vector<std::vector<WeightTouch>>& weight_touches_;
   const IdealLattice& lattice_;
   const DeviceSet& devices_;
   const double prune_above_;
@@ -264,6 +286,8 @@ class BlockWalker {
   std::vector<std::uint8_t> source_inside_;
   std::vector<std::int32_t> net_size_;
   std::vector<double> net_cost_;
+  std::vector<std::int32_t> readers_inside_;
+  std::vector<double> weight_bytes_;
   std::int64_t pruned_ = 0;
   std::vector<int> block_;
 };
@@ -292,11 +316,12 @@ std::vector<int> dfsTopologicalOrder(const std::vector<std::vector<int>>& preds,
 
 // The DP's view of a contracted problem: units (forward node + backward partner) indexed along a
 // topological order of the forward graph, their predecessors (with DPL's chain when linearised),
-// and how each unit touches each net.
+// and how each unit touches each net and each shared weight.
 struct DpInstance {
   std::vector<Unit> units;
   std::vector<std::vector<int>> preds;
   std::vector<std::vector<NetTouch>> touches;
+  std::vector<std::vector<WeightTouch>> weight_touches;
 };
 
 DpInstance prepareInstance(const Problem& problem, bool linearize) {
@@ -380,6 +405,18 @@ DpInstance prepareInstance(const Problem& problem, bool linearize) {
     for (const auto& [unit, touch] : per_unit) {
       instance.touches[unit].push_back({static_cast<std::int32_t>(k), touch.first, touch.second});
     }
+  }
+  instance.weight_touches.resize(n);
+  for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+    std::map<int, int> per_unit;
+    for (Vertex r : problem.weights[w].readers)
+      ++per_unit[owner[r]];
+    if (per_unit.size() == 1) {  // read by one unit only: its own memory
+      instance.units[per_unit.begin()->first].memory += problem.weights[w].bytes;
+      continue;
+    }
+    for (const auto& [unit, readers] : per_unit)
+      instance.weight_touches[unit].push_back({static_cast<std::int32_t>(w), readers});
   }
   return instance;
 }
@@ -494,7 +531,8 @@ class DpTable {
 
  private:
   BlockWalker makeWalker() const {
-    return BlockWalker(instance_.units, instance_.touches, problem_.nets, lattice_, devices_, prune_above_);
+    return BlockWalker(instance_.units, instance_.touches, instance_.weight_touches, problem_, lattice_,
+                       prune_above_);
   }
   std::int32_t fullIdeal() const { return static_cast<std::int32_t>(lattice_.size() - 1); }
   int at(int c, int a) const { return c * (accs_ + 1) + a; }

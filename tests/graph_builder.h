@@ -4,10 +4,12 @@
 //   int x = b.node(1.0, 5.0);            // p_acc, p_cpu (memory 0)
 //   int y = b.node(2.0, 3.0, 40);        // with memory
 //   b.edge(x, y, 0.5);                   // transfer cost of x's output on this edge
+//   b.sharedWeight(30, {x, y});          // a weight both read: held once per accelerator
 //   Problem p = b.build();
 // Node ids are vertex indices and also the nodes' original ids (members).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,18 @@ class GraphBuilder {
   }
   GraphBuilder& edge(int from, int to, double cost) {
     boost::add_edge(from, to, OpEdge{cost, false}, problem_.graph);
+    return *this;
+  }
+  // A weight of `bytes` that every accelerator holding one of `readers` holds once.
+  GraphBuilder& sharedWeight(double bytes, std::vector<int> readers, std::string name = "") {
+    SharedWeight w;
+    w.name = name.empty() ? "w" + std::to_string(problem_.weights.size()) : std::move(name);
+    w.bytes = bytes;
+    for (int r : readers)
+      w.readers.push_back(static_cast<Vertex>(r));
+    std::sort(w.readers.begin(), w.readers.end());
+    w.readers.erase(std::unique(w.readers.begin(), w.readers.end()), w.readers.end());
+    problem_.weights.push_back(std::move(w));
     return *this;
   }
   GraphBuilder& overlap(Overlap mode) {

@@ -139,6 +139,16 @@ Status emit(const Args& args, const std::string& text, const std::vector<std::fi
   return Status::ok();
 }
 
+std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out) {
+  out = SharedWeightMode::Auto;
+  if (auto it = args.values.find("shared-weights"); it != args.values.end()) {
+    auto mode = parseSharedWeightMode(it->second);
+    if (!mode) return "--shared-weights must be replicate, colocate or auto (got '" + it->second + "')";
+    out = *mode;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
                                               SolverSettings& settings) {
   goal = Goal::Throughput;

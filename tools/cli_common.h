@@ -13,6 +13,7 @@
 
 #include "passes/pass.h"
 #include "passes/problem.h"
+#include "passes/shared_weights.h"
 #include "passes/status.h"
 
 namespace placer::cli {
@@ -52,6 +53,10 @@ struct DeviceOverrides {
   void applyTo(Problem& problem) const;
 };
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
+
+// --shared-weights replicate|colocate|auto (default auto: replicate for inference, colocate for
+// training; passes/shared_weights.h).
+std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);
 
 // --objective (throughput or latency), --algorithm (dp, dpl, ip, ip-noncontig or greedy; default dp),
 // --max-ideals, --time-limit, --mip-gap and --subgraphs-per-accelerator, shared by partition and place.

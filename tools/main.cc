@@ -76,6 +76,13 @@ Options:
   --accelerators K        number of accelerators (overrides the workload's maxFPGAs)
   --cpus L                number of CPU cores (overrides maxCPUs)
   --memory BYTES          memory per accelerator (overrides maxSizePerFPGA)
+  --shared-weights replicate|colocate|auto
+                          weights listed under "sharedWeights" (read by several nodes): copied onto
+                          every accelerator that holds a reader, each copy counted in its memory
+                          (replicate), or their readers kept on one device (colocate). auto
+                          (default): replicate for inference, colocate for training (a replicated
+                          weight's gradients would need combining, which is not modelled; replicate
+                          is refused there)
   -o, --output OUT.json   write the placement here (atomically) instead of standard output
   --pipeline PASSES       pass pipeline (default for dp: subdivide,colocate,orphans,scc,
                           fold-leaves,partition=dp,expand; see passes/pass_manager.h for the
@@ -102,7 +109,8 @@ split whose subgraphs wait for each other cannot run and exits 3.
 Options:
   --split SPLIT.json      the split to evaluate (required)
   --objective throughput|latency
-  --overlap none|max|duplex, --accelerators K, --cpus L, --memory BYTES   as for partition
+  --overlap none|max|duplex, --accelerators K, --cpus L, --memory BYTES, --shared-weights M
+                          as for partition
   -o, --output OUT.json   write the result here instead of standard output
   -q, --quiet             no summary on standard error
 )";
@@ -135,12 +143,15 @@ int runPartition(const Args& args) {
   }
   DeviceOverrides overrides;
   if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "partition");
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
+  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "partition");
   ctx.verify_each = args.flags.count("verify-each") > 0;
   const bool quiet = args.flags.count("quiet") > 0;
 
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
   overrides.applyTo(*problem);
+  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return fail(s.withContext(workload));
   problem->objective.goal = goal;
   problem->objective.gpipe = gpipe;
 
@@ -200,9 +211,12 @@ int runEvaluate(const Args& args) {
   }
   DeviceOverrides overrides;
   if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "evaluate");
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
+  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "evaluate");
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
   overrides.applyTo(*problem);
+  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return fail(s.withContext(workload));
   auto device_of = readSplit(split_path, *problem);
   if (!device_of) return fail(device_of.status());
   nlohmann::ordered_json out;
@@ -243,7 +257,7 @@ struct Command {
 std::vector<Command> commands() {
   const std::vector<OptionSpec> device_options{{"overlap", true}, {"accelerators", true}, {"cpus", true},
                                                {"memory", true},  {"output", true},       {"quiet", false},
-                                               {"help", false}};
+                                               {"help", false},   {"shared-weights", true}};
   std::vector<OptionSpec> partition = device_options;
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   partition.insert(partition.end(), solver.begin(), solver.end());

@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 #include "cost_model/cost_model.h"
-#include "cost_model/plugin_cost_model.h"
-#include "cost_model/profile_cost_model.h"
+#include "cost_model/cost_sources.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/plan_builder.h"
+#include "onnx_io/report.h"
+#include "onnx_io/stage_directory.h"
 #include "onnx_io/stage_models.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
@@ -55,6 +56,14 @@ Options:
   --time-limit S, --mip-gap G, --subgraphs-per-accelerator Q
                           integer-program limits, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --shared-weights replicate|colocate|auto
+                          a weight several operators read (tied embeddings, shared constants):
+                          replicate copies it onto every device that runs a reader, each copy
+                          counted in that device's memory, and the solver keeps the readers
+                          together only where copies would not fit or would be slower; colocate
+                          keeps the readers of every shared weight of 1 MiB or more on one device.
+                          auto (default) is replicate (ONNX models are inference graphs). The
+                          report lists the replicated weights and the memory they add
   --cost-profile FILE     measured operator times that override the roofline estimate (repeatable;
                           later files win): our JSON (per node name or op signature), or ONNX
                           Runtime's profiling trace (kernel times; CPUExecutionProvider times are
@@ -89,7 +98,9 @@ colocated with it, so each tensor's transfer is still paid once.
 Options:
   -o, --output WORKLOAD.json   where to write (atomically; default: standard output)
   --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE,
-  --cost-profile FILE, --cost-plugin LIB.so   as for place
+  --shared-weights M, --cost-profile FILE, --cost-plugin LIB.so   as for place
+Weights several operators read are written under "sharedWeights" (held once by each device that
+runs one of their readers); with --shared-weights colocate their readers share a colorClass.
 )";
 
 namespace {
@@ -98,7 +109,8 @@ const std::vector<OptionSpec> kModelOptions{{"devices", true},     {"accelerator
                                             {"cpus", true},        {"memory", true},
                                             {"dim", true, true},   {"cost-profile", true, true},
                                             {"cost-plugin", true}, {"quiet", false},
-                                            {"help", false},       {"output", true}};
+                                            {"help", false},       {"output", true},
+                                            {"shared-weights", true}};
 
 Expected<DeviceSpec> resolveDevices(const Args& args) {
   auto it = args.values.find("devices");
@@ -140,6 +152,7 @@ struct LoadedModel {
   OnnxGraph graph;
   DeviceSpec devices;
   Annotation annotation;
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
 };
 
 // Shared front half of place and export-workload: options, model, devices, costs.
@@ -149,6 +162,9 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
   if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, command);
   DeviceOverrides check;
   if (auto error = parseDeviceOverrides(args, check)) return usageError(*error, command);
+  AnnotateOptions annotate_options;
+  if (auto error = parseSharedWeights(args, annotate_options.shared_weights)) return usageError(*error, command);
+  out.shared_weights = annotate_options.shared_weights;
   auto devices = resolveDevices(args);
   if (!devices) return fail(devices.status());
   out.devices = *devices;
@@ -161,111 +177,20 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
       std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
   }
   // Measured times (--cost-profile) first; the roofline estimate answers for everything else.
-  std::vector<std::filesystem::path> profile_files;
-  if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end()) {
-    profile_files.assign(it->second.begin(), it->second.end());
-  }
-  auto profile = loadProfile(profile_files);
-  if (!profile) return fail(profile.status());
-  if (!profile_files.empty() && !args.flags.count("quiet")) {
-    std::fprintf(stderr, "onnx-placer: cost profile gives times for %zu of %zu operators\n",
-                 profile->matchedNodes(out.graph), out.graph.nodes.size());
-  }
-  std::shared_ptr<PluginCostModel> plugin;
-  if (auto it = args.values.find("cost-plugin"); it != args.values.end()) {
-    auto loaded = PluginCostModel::load(it->second);
-    if (!loaded) return fail(loaded.status());
-    plugin = *loaded;
-  }
-  RooflineCostModel roofline;
-  std::vector<const CostModel*> models;
-  if (plugin) models.push_back(plugin.get());
-  models.push_back(&*profile);
-  models.push_back(&roofline);
-  AnnotateOptions annotate_options;
-  annotate_options.memory_overrides = profile->weightMemory();  // ONNX Runtime memory statistics
-  auto annotation = annotate(out.graph, out.devices, models, annotate_options);
-  if (plugin && !plugin->error().empty()) return fail(invalidInput(plugin->error()));
+  CostSources sources;
+  if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end())
+    sources.profiles.assign(it->second.begin(), it->second.end());
+  if (auto it = args.values.find("cost-plugin"); it != args.values.end()) sources.plugin = it->second;
+  auto annotation = annotateModel(out.graph, out.devices, sources, annotate_options);
   if (!annotation) return fail(annotation.status());
   out.annotation = std::move(*annotation);
   if (!args.flags.count("quiet")) {
+    for (const std::string& note : out.annotation.notes)
+      std::fprintf(stderr, "onnx-placer: %s\n", note.c_str());
     for (const std::string& w : out.annotation.warnings)
       std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
   }
   return kOk;
-}
-
-nlohmann::ordered_json reportJson(const LoadedModel& model, const PlacementPlan& plan, const Evaluation& eval,
-                                  const SolveResult& solve, double seconds) {
-  nlohmann::ordered_json report;
-  report["model"] = std::filesystem::path(model.graph.path).filename().string();
-  report["devices"] = model.devices.name;
-  report["objective"] = plan.objective;
-  if (plan.objective == "latency") {
-    report["latency_seconds"] = plan.value;
-    report["max_load_seconds"] = eval.max_load;
-  } else {
-    report["max_load_seconds"] = plan.value;
-  }
-  report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
-  report["bound_seconds"] = plan.bound;
-  report["gap"] = solve.gap;
-  report["solver"] = {{"algorithm", plan.algorithm},           {"status", plan.status},
-                      {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
-                      {"solver_seconds", solve.stats.seconds}, {"total_seconds", seconds}};
-  report["layer_assignment_settings"] = plan.layerAssignmentSettings();
-  report["stages"] = nlohmann::ordered_json::array();
-  for (std::size_t k = 0; k < plan.stages.size(); ++k) {
-    const PlannedStage& stage = plan.stages[k];
-    const DeviceLoad& load = eval.devices[stage.device];
-    int nodes = 0;
-    for (int s : plan.stage_of_node)
-      nodes += s == static_cast<int>(k);
-    report["stages"].push_back({{"label", stage.label},
-                                {"device", plan.devices[stage.device].name},
-                                {"nodes", nodes},
-                                {"load_seconds", load.load},
-                                {"compute_seconds", load.compute},
-                                {"communication_in_seconds", load.comm_in},
-                                {"communication_out_seconds", load.comm_out},
-                                {"memory_bytes", load.memory}});
-  }
-  return report;
-}
-
-// Writes the stage models and pipeline.json into `dir`. A new directory is filled under a temporary
-// name and renamed into place, so it appears complete or not at all; into an existing directory
-// each file is written atomically.
-Status writeStageDirectory(const std::filesystem::path& dir, const StageSet& stages,
-                           const std::vector<std::filesystem::path>& inputs) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(dir, ec);
-  if (existed && !std::filesystem::is_directory(dir, ec)) {
-    return ioError("--stages-dir " + dir.string() + " exists and is not a directory");
-  }
-  std::filesystem::path target = dir;
-  if (!existed) {
-    target = dir.string() + ".tmp-" + std::to_string(::getpid());
-    std::filesystem::remove_all(target, ec);
-    if (!std::filesystem::create_directories(target, ec)) {
-      return ioError("cannot create " + dir.string() + ": " + ec.message());
-    }
-  }
-  auto write_all = [&]() -> Status {
-    for (const StageModel& stage : stages.models) {
-      if (Status s = writeFileAtomically(target / stage.file_name, stage.bytes, inputs); !s) return s;
-    }
-    return writeFileAtomically(target / "pipeline.json", stages.manifest_json, inputs);
-  };
-  Status written = write_all();
-  if (!existed) {
-    if (written) {
-      std::filesystem::rename(target, dir, ec);
-      if (ec) written = ioError("cannot create " + dir.string() + ": " + ec.message());
-    }
-    if (!written) std::filesystem::remove_all(target, ec);
-  }
-  return written;
 }
 
 }  // namespace
@@ -315,7 +240,11 @@ int runPlace(const Args& args) {
     plan.objective = "latency";
     plan.value = outcome->solve.value;
   }
-  const nlohmann::ordered_json report = reportJson(model, plan, eval, outcome->solve, elapsed());
+  const ReportContext report_context{
+      std::filesystem::path(model.graph.path).filename().string(), model.devices.name, elapsed(),
+      toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights))};
+  const nlohmann::ordered_json report =
+      placementReport(report_context, outcome->problem, plan, eval, outcome->solve);
   const std::string input = args.positional.front();
 
   // Build every output in memory first, so a failure leaves nothing behind.

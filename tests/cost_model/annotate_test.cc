@@ -59,6 +59,7 @@ TEST(Annotate, ProblemMirrorsTheModel) {
     if (t.is_weight && !t.consumers.empty()) weights += *t.bytes();
   }
   EXPECT_DOUBLE_EQ(memory, weights);
+  EXPECT_DOUBLE_EQ(totalMemory(p), weights) << "every weight counted once";
   // One net per produced tensor, costing the link time of its bytes.
   for (const Net& net : p.nets) {
     const OnnxNode& producer = graph.nodes[net.source];
@@ -71,7 +72,9 @@ TEST(Annotate, ProblemMirrorsTheModel) {
   }
 }
 
-TEST(Annotate, ReadersOfALargeSharedWeightAreColocated) {
+// A weight two operators read is a SharedWeight: replicated by default (each device holding a reader
+// holds it once), its readers colocated with --shared-weights colocate when it is at least 1 MiB.
+TEST(Annotate, SharedWeightsAreReplicatedOrTheirReadersColocated) {
   onnx::ModelProto model;
   ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
     <ir_version: 8, opset_import: ["" : 13]>
@@ -93,21 +96,38 @@ TEST(Annotate, ReadersOfALargeSharedWeightAreColocated) {
   ASSERT_TRUE(graph.hasValue()) << graph.status().message();
   DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
   RooflineCostModel roofline;
-  auto shared = annotate(*graph, spec, {&roofline});  // w is 1 MiB: colocated, held once
-  ASSERT_TRUE(shared.hasValue());
-  const OpGraph& g = shared->problem.graph;
+  auto replicated = annotate(*graph, spec, {&roofline});  // auto: replicate
+  ASSERT_TRUE(replicated.hasValue());
+  {
+    const Problem& p = replicated->problem;
+    for (Vertex v = 0; v < 3; ++v) {
+      EXPECT_FALSE(p.graph[v].colocation.has_value()) << v;
+      EXPECT_DOUBLE_EQ(p.graph[v].memory, 0) << v << ": the weight is shared, not its own";
+    }
+    ASSERT_EQ(p.weights.size(), 1u);
+    EXPECT_EQ(p.weights[0].name, "w");
+    EXPECT_DOUBLE_EQ(p.weights[0].bytes, 512 * 512 * 4);
+    EXPECT_EQ(p.weights[0].readers, (std::vector<Vertex>{0, 2}));
+    EXPECT_DOUBLE_EQ(deviceMemory(p, {0, 1, 1})[0], 512 * 512 * 4);
+    EXPECT_DOUBLE_EQ(deviceMemory(p, {0, 1, 1})[1], 512 * 512 * 4) << "a copy on each";
+    EXPECT_DOUBLE_EQ(deviceMemory(p, {0, 0, 0})[0], 512 * 512 * 4) << "held once";
+  }
+
+  AnnotateOptions colocate;
+  colocate.shared_weights = SharedWeightMode::Colocate;  // w is 1 MiB: its readers share a device
+  auto colocated = annotate(*graph, spec, {&roofline}, colocate);
+  ASSERT_TRUE(colocated.hasValue());
+  const OpGraph& g = colocated->problem.graph;
   ASSERT_TRUE(g[0].colocation.has_value());
   EXPECT_EQ(g[0].colocation, g[2].colocation);
   EXPECT_FALSE(g[1].colocation.has_value());
-  EXPECT_DOUBLE_EQ(g[0].memory + g[1].memory + g[2].memory, 512 * 512 * 4);
+  EXPECT_DOUBLE_EQ(totalMemory(colocated->problem), 512 * 512 * 4);
 
-  AnnotateOptions copy_small;
-  copy_small.colocate_weight_bytes = 2 << 20;  // w is below this: copied into each reader's stage
-  auto copied = annotate(*graph, spec, {&roofline}, copy_small);
-  ASSERT_TRUE(copied.hasValue());
-  EXPECT_FALSE(copied->problem.graph[0].colocation.has_value());
-  EXPECT_DOUBLE_EQ(copied->problem.graph[0].memory, 512 * 512 * 4);
-  EXPECT_DOUBLE_EQ(copied->problem.graph[2].memory, 512 * 512 * 4);
+  colocate.colocate_weight_bytes = 2 << 20;  // w is below this: still replicated
+  auto small = annotate(*graph, spec, {&roofline}, colocate);
+  ASSERT_TRUE(small.hasValue());
+  EXPECT_FALSE(small->problem.graph[0].colocation.has_value());
+  EXPECT_EQ(small->problem.weights.size(), 1u);
 }
 
 // ONNX Runtime's memory statistics name nodes "<name>_<hash>"; initializers_sizes replaces the weight

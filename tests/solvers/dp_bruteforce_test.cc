@@ -24,6 +24,7 @@
 
 #include "passes/pass_manager.h"
 #include "passes/problem.h"
+#include "passes/shared_weights.h"
 #include "passes/status.h"
 #include "solvers/evaluate.h"
 #include "tests/graph_builder.h"
@@ -50,9 +51,16 @@ struct EdgeSpec {
   double cost = 0;
 };
 
+// A weight several nodes read: an accelerator holding any of them holds it once.
+struct WeightSpec {
+  double bytes = 0;
+  std::vector<int> readers;  // distinct
+};
+
 struct Instance {
   std::vector<NodeSpec> nodes;
   std::vector<EdgeSpec> edges;
+  std::vector<WeightSpec> weights;
   DeviceSet devices;
   bool training = false;            // backward nodes follow their forward partner's colocation class
   Overlap overlap = Overlap::None;  // how an accelerator combines compute and transfers (App. C.1)
@@ -79,6 +87,12 @@ struct Instance {
     for (const EdgeSpec& e : edges)
       out << " " << e.from << "->" << e.to << "(" << e.cost << ")";
     out << "\n";
+    for (const WeightSpec& w : weights) {
+      out << "shared weight of " << w.bytes << " read by";
+      for (int r : w.readers)
+        out << " " << r;
+      out << "\n";
+    }
     return out.str();
   }
 };
@@ -93,8 +107,26 @@ Problem buildProblem(const Instance& inst) {
   }
   for (const EdgeSpec& e : inst.edges)
     b.edge(e.from, e.to, e.cost);
+  for (const WeightSpec& w : inst.weights)
+    b.sharedWeight(w.bytes, w.readers);
   b.overlap(inst.overlap);
-  return b.build();
+  Problem problem = b.build();
+  // Training graphs colocate the readers of a shared weight (the default, auto).
+  EXPECT_TRUE(applySharedWeightMode(problem, SharedWeightMode::Auto).isOk());
+  return problem;
+}
+
+// An accelerator's memory under `dev`: its nodes' own memory and each shared weight one of them reads,
+// once, written out here rather than taken from the library.
+double acceleratorMemory(const Instance& inst, const std::vector<int>& dev, int d) {
+  double memory = 0;
+  for (int v = 0; v < inst.size(); ++v) {
+    if (dev[v] == d) memory += inst.nodes[v].memory;
+  }
+  for (const WeightSpec& w : inst.weights) {
+    if (std::any_of(w.readers.begin(), w.readers.end(), [&](int r) { return dev[r] == d; })) memory += w.bytes;
+  }
+  return memory;
 }
 
 std::string placementString(const std::vector<int>& device_of) {
@@ -162,6 +194,8 @@ class BruteForce {
       if (!inst.nodes[e.from].backward && !inst.nodes[e.to].backward)
         forward_edges_.emplace_back(e.from, e.to);
     }
+    colocate_weights_ =
+        std::any_of(inst.nodes.begin(), inst.nodes.end(), [](const NodeSpec& s) { return s.backward; });
     // What is enumerated: every node, or (training) the forward nodes, backward nodes following the
     // first forward node of their class.
     follow_.assign(n_, -1);
@@ -187,19 +221,21 @@ class BruteForce {
   }
 
   bool valid(const std::vector<int>& dev) const {
-    std::array<double, kMaxDevices> memory{};
     for (int v = 0; v < n_; ++v) {
-      const int d = dev[v];
-      if (d < accelerators_) {
-        if (std::isinf(inst_.nodes[v].p_acc)) return false;
-        memory[d] += inst_.nodes[v].memory;
-      }
+      if (dev[v] < accelerators_ && std::isinf(inst_.nodes[v].p_acc)) return false;
     }
     for (int d = 0; d < accelerators_; ++d) {
-      if (memory[d] > inst_.devices.memory) return false;
+      if (acceleratorMemory(inst_, dev, d) > inst_.devices.memory) return false;
     }
     for (const auto& [v, r] : same_class_) {
       if (dev[v] != dev[r]) return false;
+    }
+    if (colocate_weights_) {  // a graph with backward nodes colocates the readers of a shared weight
+      for (const WeightSpec& w : inst_.weights) {
+        for (int r : w.readers) {
+          if (dev[r] != dev[w.readers.front()]) return false;
+        }
+      }
     }
     // Quotient graph of the forward part: repeatedly remove devices with no successor left.
     std::array<unsigned, kMaxDevices> succ{};
@@ -312,6 +348,7 @@ class BruteForce {
   std::vector<std::pair<int, int>> forward_edges_;
   std::vector<int> free_;
   std::vector<int> follow_;
+  bool colocate_weights_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -479,6 +516,54 @@ Instance randomTrainingInstance(std::uint32_t seed) {
   return inst;
 }
 
+// Adds 1-3 shared weights read by 2-4 distinct nodes each, and redraws the memory limit from "no
+// reader fits with its weight" up to "everything fits on one accelerator", so the limit sometimes
+// forces readers together and sometimes lets copies fit. Its own random stream, so the instance it
+// starts from is the one the generators above give for the same seed.
+Instance withSharedWeights(Instance inst, std::uint32_t seed) {
+  Draw draw(seed ^ 0x5a5a5a5au);
+  const int n = inst.size();
+  if (n < 2) return inst;
+  const int count = draw.integer(1, 3);
+  for (int i = 0; i < count; ++i) {
+    WeightSpec w;
+    w.bytes = draw.integer(1, 6);
+    std::vector<int> ids(n);
+    for (int v = 0; v < n; ++v)
+      ids[v] = v;
+    std::shuffle(ids.begin(), ids.end(), draw.rng);
+    ids.resize(draw.integer(2, std::min(4, n)));
+    std::sort(ids.begin(), ids.end());
+    w.readers = ids;
+    inst.weights.push_back(std::move(w));
+  }
+  double total = 0, largest = 0;
+  std::vector<double> standalone(n, 0);
+  for (int v = 0; v < n; ++v) {
+    total += inst.nodes[v].memory;
+    standalone[v] = inst.nodes[v].memory;
+  }
+  for (const WeightSpec& w : inst.weights) {
+    total += w.bytes;
+    for (int r : w.readers)
+      standalone[r] += w.bytes;
+  }
+  for (double m : standalone)
+    largest = std::max(largest, m);
+  inst.devices.memory = draw.chance(0.2)
+                            ? 1e18
+                            : draw.integer(std::max(0, static_cast<int>(largest) - 1), static_cast<int>(total));
+  return inst;
+}
+
+Instance randomSharedWeightInstance(std::uint32_t seed) {
+  return withSharedWeights(randomPlainInstance(seed), seed);
+}
+
+Instance randomSharedWeightTrainingInstance(std::uint32_t seed) {
+  return withSharedWeights(randomTrainingInstance(seed), seed);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The comparison.
 
@@ -491,6 +576,8 @@ struct Coverage {
   int folded = 0;      // fold-leaves removed nodes
   int contracted = 0;  // colocate or scc merged nodes
   int dpl_suboptimal = 0;
+  int replicated = 0;  // the optimum found has a shared weight on two accelerators
+  int colocated = 0;   // ... has every shared weight's readers on one device
   std::int64_t placements = 0;
 };
 
@@ -513,13 +600,11 @@ void checkPlacement(const Instance& inst, const BruteForce& brute, const Problem
   const std::string where = "placement " + placementString(p.device_of);
   // Unsupported nodes off accelerators, memory, colocation, acyclic quotient (spelled out for the
   // message, then the brute force's own test).
-  std::vector<double> memory(inst.devices.accelerators, 0);
   for (int v = 0; v < inst.size(); ++v) {
     const int d = p.device_of[v];
     if (d < inst.devices.accelerators) {
       EXPECT_FALSE(std::isinf(inst.nodes[v].p_acc))
           << where << ": unsupported node " << v << " on accelerator " << d;
-      memory[d] += inst.nodes[v].memory;
     }
     for (int w = 0; w < v; ++w) {
       if (inst.nodes[v].cls && inst.nodes[v].cls == inst.nodes[w].cls) {
@@ -529,7 +614,8 @@ void checkPlacement(const Instance& inst, const BruteForce& brute, const Problem
     }
   }
   for (int d = 0; d < inst.devices.accelerators; ++d) {
-    EXPECT_LE(memory[d], inst.devices.memory) << where << ": accelerator " << d << " over memory";
+    EXPECT_LE(acceleratorMemory(inst, p.device_of, d), inst.devices.memory)
+        << where << ": accelerator " << d << " over memory";
   }
   EXPECT_TRUE(brute.valid(p.device_of)) << where << " is not valid for the brute force (contiguity?)";
   const double own = brute.load(p.device_of);
@@ -594,6 +680,18 @@ void checkInstance(const Instance& inst, const std::string& tag, Coverage& cover
         << "DP lower bound " << outcome->solve.bound << ", brute force " << expected.best;
     EXPECT_EQ(boost::num_vertices(outcome->problem.graph), static_cast<std::size_t>(inst.size()));
     checkPlacement(inst, brute, problem, outcome->solve);
+    if (!inst.weights.empty()) {
+      bool any_replicated = false;
+      for (const WeightSpec& w : inst.weights) {
+        int holders = 0;
+        for (int d = 0; d < inst.devices.accelerators; ++d) {
+          const auto& dev = outcome->solve.placement.device_of;
+          holders += std::any_of(w.readers.begin(), w.readers.end(), [&](int r) { return dev[r] == d; });
+        }
+        any_replicated = any_replicated || holders > 1;
+      }
+      ++(any_replicated ? coverage.replicated : coverage.colocated);
+    }
     for (const PassRecord& r : outcome->log) {
       if (r.name == "subdivide" && r.nodes_after > r.nodes_before) ++coverage.subdivided;
       if (r.name == "fold-leaves" && r.nodes_after < r.nodes_before) ++coverage.folded;
@@ -619,6 +717,9 @@ constexpr std::uint32_t kPlainSeed = 20200611;
 constexpr int kPlainCases = 3000;
 constexpr std::uint32_t kTrainingSeed = 77001;
 constexpr int kTrainingCases = 1500;
+constexpr std::uint32_t kSharedSeed = 160001;
+constexpr int kSharedCases = 2000;
+constexpr int kSharedTrainingCases = 600;
 constexpr int kMaxFailingCases = 5;  // stop after this many failing cases, to keep the output readable
 
 int failureCount() {
@@ -641,10 +742,11 @@ std::vector<std::uint32_t> runRandomCases(Generator generate, const char* genera
   }
   std::printf(
       "%s: %d cases (%d feasible, %d infeasible, %d subdivided, %d folded, %d contracted, "
-      "%d where DPL is suboptimal), %lld placements enumerated, %zu failing\n",
+      "%d where DPL is suboptimal, %d/%d optima replicating/colocating shared weights), %lld placements "
+      "enumerated, %zu failing\n",
       kind, coverage.cases, coverage.feasible, coverage.infeasible, coverage.subdivided, coverage.folded,
-      coverage.contracted, coverage.dpl_suboptimal, static_cast<long long>(coverage.placements),
-      failing.size());
+      coverage.contracted, coverage.dpl_suboptimal, coverage.replicated, coverage.colocated,
+      static_cast<long long>(coverage.placements), failing.size());
   return failing;
 }
 
@@ -683,6 +785,30 @@ TEST(DpBruteForce, RandomTrainingGraphsMatchExhaustiveSearch) {
   EXPECT_GE(coverage.subdivided, 100);
   EXPECT_GE(coverage.folded, 30);
   EXPECT_GE(coverage.contracted, 100);
+}
+
+TEST(DpBruteForce, RandomSharedWeightsMatchExhaustiveSearch) {
+  Coverage coverage;
+  auto failing = runRandomCases(randomSharedWeightInstance, "randomSharedWeightInstance", "shared weights",
+                                kSharedSeed, kSharedCases, coverage);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
+  EXPECT_EQ(coverage.cases, kSharedCases);
+  EXPECT_GE(coverage.infeasible, 50);
+  EXPECT_GE(coverage.replicated, 200) << "optima that copy a weight onto two accelerators";
+  EXPECT_GE(coverage.colocated, 200) << "optima that keep every weight's readers together";
+}
+
+TEST(DpBruteForce, RandomTrainingSharedWeightsMatchExhaustiveSearch) {
+  Coverage coverage;
+  auto failing = runRandomCases(randomSharedWeightTrainingInstance, "randomSharedWeightTrainingInstance",
+                                "training with shared weights", kSharedSeed, kSharedTrainingCases, coverage);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
+  EXPECT_EQ(coverage.cases, kSharedTrainingCases);
+  EXPECT_GE(coverage.infeasible, 20);
+  EXPECT_EQ(coverage.replicated, 0) << "training colocates the readers of a shared weight";
+  EXPECT_GE(coverage.feasible, 200);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -857,6 +983,53 @@ TEST(DpBruteForce, FreeLeafWithMirrorIntoClasslessNodeByHand) {
   checkInstance(inst, "hand-written free leaf with mirror into a classless node", coverage);
   inst.devices.memory = 0;  // still feasible: nothing needs memory
   checkInstance(inst, "hand-written free leaf with mirror into a classless node, zero memory", coverage);
+}
+
+// The tied-embedding pattern: the first and the last node of a chain read one weight. Colocating them
+// drags the whole chain onto one device (contiguity); replicating the weight lets the chain split.
+// a -> b -> c -> d, p_acc 4 each, transfers 1, weight W of 10 bytes read by a and d, 2 accelerators.
+//   replicate: {a,b}|{c,d}: max(4+4+1, 1+4+4) = 9, each accelerator holding W (10 bytes)
+//   colocate:  everything on one accelerator: 16
+// With 15 bytes per accelerator and b, c holding 3 bytes each, both accelerators can hold W with
+// their halves (13); with 12 bytes only one can, and the chain must stay together (16, 16 bytes
+// needed: infeasible with 12, so at 16 bytes it is the only split).
+TEST(DpBruteForce, TiedWeightIsReplicatedAcrossTheChainByHand) {
+  Instance inst;
+  inst.devices = {2, 1e18, 0};
+  inst.nodes = {{4, 50, 0, {}, false}, {4, 50, 3, {}, false}, {4, 50, 3, {}, false}, {4, 50, 0, {}, false}};
+  inst.edges = {{0, 1, 1.0}, {1, 2, 1.0}, {2, 3, 1.0}};
+  inst.weights = {{10, {0, 3}}};
+  auto outcome = runPipeline(buildProblem(inst), pipelineFor("dp"));
+  ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
+  EXPECT_DOUBLE_EQ(outcome->solve.value, 9.0);
+  const auto& dev = outcome->solve.placement.device_of;
+  EXPECT_EQ(dev, (std::vector<int>{0, 0, 1, 1}));
+  const Evaluation eval = evaluateThroughput(outcome->problem, dev);
+  EXPECT_DOUBLE_EQ(eval.devices[0].memory, 13.0) << "W and b";
+  EXPECT_DOUBLE_EQ(eval.devices[1].memory, 13.0) << "a copy of W and c";
+  Coverage coverage;
+  checkInstance(inst, "hand-written tied weight", coverage);
+
+  Problem colocated = buildProblem(inst);
+  ASSERT_TRUE(applySharedWeightMode(colocated, SharedWeightMode::Colocate).isOk());
+  auto together = runPipeline(colocated, pipelineFor("dp"));
+  ASSERT_TRUE(together.hasValue()) << together.status().message();
+  EXPECT_DOUBLE_EQ(together->solve.value, 16.0);
+
+  inst.devices.memory = 15;  // both halves fit with a copy each
+  checkInstance(inst, "hand-written tied weight, 15 bytes", coverage);
+  auto fits = runPipeline(buildProblem(inst), pipelineFor("dp"));
+  ASSERT_TRUE(fits.hasValue());
+  EXPECT_DOUBLE_EQ(fits->solve.value, 9.0);
+
+  inst.devices.memory = 12;  // a half with W needs 13: no split, and the whole chain needs 16
+  checkInstance(inst, "hand-written tied weight, 12 bytes", coverage);
+  auto none = runPipeline(buildProblem(inst), pipelineFor("dp"));
+  ASSERT_FALSE(none.hasValue());
+  EXPECT_EQ(none.status().code(), StatusCode::Infeasible) << none.status().message();
+
+  inst.devices = {2, 16, 1};  // a CPU takes b and c; W is then held once, by the accelerator of a and d
+  checkInstance(inst, "hand-written tied weight, 16 bytes and a CPU", coverage);
 }
 
 }  // namespace

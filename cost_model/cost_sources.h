@@ -1,0 +1,28 @@
+// Where a run's operator costs come from, as one stack that the CLI, the benchmarks and embedders
+// build the same way: a cost plugin (asked first), profile tables (measured times, and ONNX Runtime
+// memory statistics as node memory), then the roofline estimate, which answers every node.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "cost_model/cost_model.h"
+#include "cost_model/device_spec.h"
+#include "onnx_io/onnx_model.h"
+
+namespace placer {
+
+struct CostSources {
+  std::vector<std::filesystem::path> profiles;   // --cost-profile files, in order (later ones win)
+  std::optional<std::filesystem::path> plugin;   // --cost-plugin library
+};
+
+// Costs a loaded model on `devices` with the stack above. `options` says how shared weights are
+// treated; the memory overrides come from the profiles. What the profiles matched is reported in
+// Annotation::notes. Fails on an unreadable or malformed profile, a plugin that cannot be loaded or
+// reports an error, or a node no model answers.
+Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& devices, const CostSources& sources,
+                                   AnnotateOptions options = {});
+
+}  // namespace placer

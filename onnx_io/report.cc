@@ -1,0 +1,60 @@
+#include "onnx_io/report.h"
+
+#include "passes/shared_weights.h"
+
+namespace placer {
+
+nlohmann::ordered_json placementReport(const ReportContext& context, const Problem& problem,
+                                       const PlacementPlan& plan, const Evaluation& eval,
+                                       const SolveResult& solve) {
+  nlohmann::ordered_json report;
+  report["model"] = context.model;
+  report["devices"] = context.devices;
+  report["objective"] = plan.objective;
+  if (plan.objective == "latency") {
+    report["latency_seconds"] = plan.value;
+    report["max_load_seconds"] = eval.max_load;
+  } else {
+    report["max_load_seconds"] = plan.value;
+  }
+  report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
+  report["bound_seconds"] = plan.bound;
+  report["gap"] = solve.gap;
+  report["solver"] = {{"algorithm", plan.algorithm},           {"status", plan.status},
+                      {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
+                      {"solver_seconds", solve.stats.seconds}, {"total_seconds", context.seconds}};
+  report["layer_assignment_settings"] = plan.layerAssignmentSettings();
+  report["stages"] = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < plan.stages.size(); ++k) {
+    const PlannedStage& stage = plan.stages[k];
+    const DeviceLoad& load = eval.devices[stage.device];
+    int nodes = 0;
+    for (int s : plan.stage_of_node)
+      nodes += s == static_cast<int>(k);
+    report["stages"].push_back({{"label", stage.label},
+                                {"device", plan.devices[stage.device].name},
+                                {"nodes", nodes},
+                                {"load_seconds", load.load},
+                                {"compute_seconds", load.compute},
+                                {"communication_in_seconds", load.comm_in},
+                                {"communication_out_seconds", load.comm_out},
+                                {"memory_bytes", load.memory}});
+  }
+  // Weights read on several devices: one copy each, every copy counted in its device's memory.
+  nlohmann::ordered_json replicated = nlohmann::ordered_json::array();
+  double added = 0;
+  for (const ReplicatedWeight& w : replicatedWeights(problem, solve.placement.device_of)) {
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (int d : w.devices)
+      devices.push_back(plan.devices[d].name + (plan.devices[d].accelerator ? "" : ":" + std::to_string(plan.devices[d].index)));
+    replicated.push_back({{"name", w.name}, {"bytes", w.bytes}, {"devices", devices}, {"added_bytes", w.added_bytes}});
+    added += w.added_bytes;
+  }
+  report["shared_weights"] = {{"mode", context.shared_weights},
+                              {"shared", problem.weights.size()},
+                              {"replicated", replicated},
+                              {"replicated_added_bytes", added}};
+  return report;
+}
+
+}  // namespace placer

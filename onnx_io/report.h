@@ -1,0 +1,28 @@
+// The report of a `place` run (report.json): the objective and its certificate, the solver, the ONNX
+// Runtime settings string, and per stage its device, node count, load, compute, communication and
+// memory; and the shared weights the placement replicates, with the memory the copies add.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "onnx_io/placement_plan.h"
+#include "passes/problem.h"
+#include "solvers/evaluate.h"
+#include "solvers/solve_result.h"
+
+namespace placer {
+
+struct ReportContext {
+  std::string model;    // the model's file name
+  std::string devices;  // the device specification's name
+  double seconds = 0;   // the whole run
+  std::string shared_weights = "auto";  // the --shared-weights mode the run resolved to
+};
+
+// `problem` and `eval` are on the model's operators (the pipeline's outcome after expand).
+nlohmann::ordered_json placementReport(const ReportContext& context, const Problem& problem,
+                                       const PlacementPlan& plan, const Evaluation& eval,
+                                       const SolveResult& solve);
+
+}  // namespace placer
