@@ -122,6 +122,16 @@ void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options
   }
 }
 
+// Every operator costs its device's op_overhead on top of its estimate (the runtime's dispatch; an
+// operator an accelerator cannot run stays at +inf there).
+void addOperatorOverheads(const DeviceSpec& devices, OpGraph& graph) {
+  for (Vertex v = 0; v < boost::num_vertices(graph); ++v) {
+    OpNode& node = graph[v];
+    if (node.supportedOnAccelerator()) node.p_acc += devices.accelerators.op_overhead;
+    node.p_cpu += devices.cpus.op_overhead;
+  }
+}
+
 }  // namespace
 
 Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
@@ -173,19 +183,25 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     addNode(problem.graph, std::move(op));
   }
 
+  addOperatorOverheads(devices, problem.graph);
+
   int unsized = 0;
   for (const TensorInfo& t : graph.tensors) {
     if (t.producer < 0 || t.consumers.empty()) continue;
     std::optional<double> bytes = t.bytes();
     if (!bytes) ++unsized;
-    // Only accelerators pay transfers; without any there is no link to price them on.
-    const double cost = devices.accelerators.count > 0 ? devices.transferSeconds(bytes.value_or(0)) : 0.0;
-    Net net{static_cast<Vertex>(t.producer), {}, cost};
+    // Each side of a stage boundary pays for the tensor: an accelerator the link transfer and its
+    // boundary overhead, a CPU core its boundary overhead and copy. Without accelerators there is no
+    // link to price a transfer on.
+    const double cost =
+        devices.accelerators.count > 0 ? devices.acceleratorBoundarySeconds(bytes.value_or(0)) : 0.0;
+    const double cpu_cost = devices.cpus.count > 0 ? devices.cpuBoundarySeconds(bytes.value_or(0)) : 0.0;
+    Net net{static_cast<Vertex>(t.producer), {}, cost, cpu_cost};
     for (int c : t.consumers) {
       if (c == t.producer) continue;
       net.sinks.push_back(static_cast<Vertex>(c));
-      boost::add_edge(static_cast<Vertex>(t.producer), static_cast<Vertex>(c), OpEdge{net.cost, false},
-                      problem.graph);
+      boost::add_edge(static_cast<Vertex>(t.producer), static_cast<Vertex>(c),
+                      OpEdge{net.cost, false, net.cpu_cost}, problem.graph);
     }
     if (!net.sinks.empty()) problem.nets.push_back(std::move(net));
   }

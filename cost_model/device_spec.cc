@@ -138,8 +138,9 @@ class SpecReader {
   Status readAccelerators(const Json& root, AcceleratorSpec& out) const {
     const Json* section = nullptr;
     if (Status s = findSection(root, "accelerators", true, "", section); !s) return s;
-    if (Status s =
-            knownFields(*section, "accelerators", {"count", "memory", "peak_flops", "memory_bandwidth"});
+    if (Status s = knownFields(*section, "accelerators",
+                               {"count", "memory", "peak_flops", "memory_bandwidth", "op_overhead",
+                                "boundary_overhead"});
         !s)
       return s;
     if (Status s = count(*section, "accelerators", out.count); !s) return s;
@@ -147,18 +148,28 @@ class SpecReader {
     const bool needed = out.count > 0;
     if (Status s = figure(*section, "accelerators", "memory", needed, why, out.memory); !s) return s;
     if (Status s = figure(*section, "accelerators", "peak_flops", needed, why, out.peak_flops); !s) return s;
-    return figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth);
+    if (Status s = figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth); !s)
+      return s;
+    if (Status s = figure(*section, "accelerators", "op_overhead", false, "", out.op_overhead); !s) return s;
+    return figure(*section, "accelerators", "boundary_overhead", false, "", out.boundary_overhead);
   }
 
   Status readCpus(const Json& root, CpuSpec& out) const {
     const Json* section = nullptr;
     if (Status s = findSection(root, "cpus", true, "", section); !s) return s;
-    if (Status s = knownFields(*section, "cpus", {"count", "peak_flops", "memory_bandwidth"}); !s) return s;
+    if (Status s = knownFields(*section, "cpus",
+                               {"count", "peak_flops", "memory_bandwidth", "op_overhead", "boundary_overhead",
+                                "boundary_bandwidth"});
+        !s)
+      return s;
     if (Status s = count(*section, "cpus", out.count); !s) return s;
     const std::string why = "cpus.count is " + std::to_string(out.count);
     const bool needed = out.count > 0;
     if (Status s = figure(*section, "cpus", "peak_flops", needed, why, out.peak_flops); !s) return s;
-    return figure(*section, "cpus", "memory_bandwidth", needed, why, out.memory_bandwidth);
+    if (Status s = figure(*section, "cpus", "memory_bandwidth", needed, why, out.memory_bandwidth); !s) return s;
+    if (Status s = figure(*section, "cpus", "op_overhead", false, "", out.op_overhead); !s) return s;
+    if (Status s = figure(*section, "cpus", "boundary_overhead", false, "", out.boundary_overhead); !s) return s;
+    return figure(*section, "cpus", "boundary_bandwidth", false, "", out.boundary_bandwidth);
   }
 
   Status readLink(const Json& root, int accelerators, LinkSpec& out) const {
@@ -267,6 +278,15 @@ double DeviceSpec::transferSeconds(double bytes) const {
   return link.latency + bytes / link.bandwidth;
 }
 
+double DeviceSpec::acceleratorBoundarySeconds(double bytes) const {
+  return transferSeconds(bytes) + accelerators.boundary_overhead;
+}
+
+double DeviceSpec::cpuBoundarySeconds(double bytes) const {
+  const double copy = cpus.boundary_bandwidth > 0 ? bytes / cpus.boundary_bandwidth : 0.0;
+  return cpus.boundary_overhead + copy;
+}
+
 Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string& source_name) {
   auto root = parseJsonRejectingDuplicates<Json>(text, source_name, [](const std::vector<std::string>& keys) {
     std::string dotted;
@@ -319,10 +339,15 @@ Json deviceSpecToJson(const DeviceSpec& spec) {
   out["accelerators"] = Json{{"count", spec.accelerators.count},
                              {"memory", spec.accelerators.memory},
                              {"peak_flops", spec.accelerators.peak_flops},
-                             {"memory_bandwidth", spec.accelerators.memory_bandwidth}};
+                             {"memory_bandwidth", spec.accelerators.memory_bandwidth},
+                             {"op_overhead", spec.accelerators.op_overhead},
+                             {"boundary_overhead", spec.accelerators.boundary_overhead}};
   out["cpus"] = Json{{"count", spec.cpus.count},
                      {"peak_flops", spec.cpus.peak_flops},
-                     {"memory_bandwidth", spec.cpus.memory_bandwidth}};
+                     {"memory_bandwidth", spec.cpus.memory_bandwidth},
+                     {"op_overhead", spec.cpus.op_overhead},
+                     {"boundary_overhead", spec.cpus.boundary_overhead},
+                     {"boundary_bandwidth", spec.cpus.boundary_bandwidth}};
   out["link"] = Json{{"bandwidth", spec.link.bandwidth}, {"latency", spec.link.latency}};
   return out;
 }

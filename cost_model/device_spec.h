@@ -13,12 +13,26 @@
 //    "accelerators": {"count": 4,                    // integer, 0..4096
 //                     "memory": 17179869184,         // bytes of device memory, each
 //                     "peak_flops": 1.4e13,          // FLOP/s, each
-//                     "memory_bandwidth": 9.0e11},   // bytes/s to its own memory, each
+//                     "memory_bandwidth": 9.0e11,    // bytes/s to its own memory, each
+//                     "op_overhead": 5.0e-6,         // seconds per operator (kernel launch); optional
+//                     "boundary_overhead": 1.0e-5},  // seconds per tensor a stage sends or receives,
+//                                                    // on top of the link transfer; optional
 //    "cpus": {"count": 1,                            // integer, 0..4096: CPU cores
 //             "peak_flops": 7.04e10,                 // FLOP/s per core
-//             "memory_bandwidth": 1.2e10},           // bytes/s per core
+//             "memory_bandwidth": 1.2e10,            // bytes/s per core
+//             "op_overhead": 2.0e-6,                 // seconds per operator (dispatch); optional
+//             "boundary_overhead": 2.0e-5,           // seconds per tensor a CPU stage sends or
+//                                                    // receives (the runtime's work at a cut); optional
+//             "boundary_bandwidth": 1.2e10},         // bytes/s of handing a tensor across a cut (a
+//                                                    // copy); optional, 0 or absent = no per-byte cost
 //    "link": {"bandwidth": 1.2e10,                   // bytes/s between an accelerator and the host
 //             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
+//
+// The overheads (cost_model/README.md, "Overheads") are what a runtime adds to the roofline: every
+// operator costs op_overhead more on its device, and every tensor crossing a stage boundary costs
+// each side its boundary figure (an accelerator: the link transfer plus boundary_overhead; a CPU
+// core: boundary_overhead plus bytes / boundary_bandwidth). All of them default to 0, which is the
+// paper's model.
 //
 // (JSON has no comments; they are here for the reader.) Rules, each broken one reported with the
 // file and the field's path ("d.json: accelerators.memory: missing field"):
@@ -47,16 +61,21 @@ namespace placer {
 
 struct AcceleratorSpec {
   int count = 0;
-  double memory = 0;            // bytes, each
-  double peak_flops = 0;        // FLOP/s, each
-  double memory_bandwidth = 0;  // bytes/s, each
+  double memory = 0;             // bytes, each
+  double peak_flops = 0;         // FLOP/s, each
+  double memory_bandwidth = 0;   // bytes/s, each
+  double op_overhead = 0;        // seconds per operator
+  double boundary_overhead = 0;  // seconds per tensor at a stage boundary, besides the link
   bool operator==(const AcceleratorSpec&) const = default;
 };
 
 struct CpuSpec {
-  int count = 0;                // cores
-  double peak_flops = 0;        // FLOP/s per core
-  double memory_bandwidth = 0;  // bytes/s per core
+  int count = 0;                 // cores
+  double peak_flops = 0;         // FLOP/s per core
+  double memory_bandwidth = 0;   // bytes/s per core
+  double op_overhead = 0;        // seconds per operator
+  double boundary_overhead = 0;  // seconds per tensor at a stage boundary
+  double boundary_bandwidth = 0;  // bytes/s of handing a tensor over; 0 = no per-byte cost
   bool operator==(const CpuSpec&) const = default;
 };
 
@@ -77,6 +96,11 @@ struct DeviceSpec {
   // latency + bytes / bandwidth: the paper's c_u for a tensor of that many bytes. A spec without
   // accelerators may have no link (bandwidth 0); then any non-empty transfer costs +infinity.
   double transferSeconds(double bytes) const;
+  // What a tensor of that many bytes costs an accelerator stage that sends or receives it: the link
+  // transfer and accelerators.boundary_overhead (the paper's c_u when the overheads are 0).
+  double acceleratorBoundarySeconds(double bytes) const;
+  // What it costs a CPU stage: cpus.boundary_overhead + bytes / cpus.boundary_bandwidth.
+  double cpuBoundarySeconds(double bytes) const;
 
   bool operator==(const DeviceSpec&) const = default;
 };

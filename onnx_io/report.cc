@@ -24,6 +24,13 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
                       {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
                       {"solver_seconds", solve.stats.seconds}, {"total_seconds", context.seconds}};
   report["layer_assignment_settings"] = plan.layerAssignmentSettings();
+  report["overheads"] = {
+      {"accelerator", {{"operator_seconds", context.accelerator.op},
+                       {"boundary_seconds", context.accelerator.boundary}}},
+      {"cpu",
+       {{"operator_seconds", context.cpu.op},
+        {"boundary_seconds", context.cpu.boundary},
+        {"boundary_bandwidth", context.cpu.boundary_bandwidth}}}};
   report["stages"] = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < plan.stages.size(); ++k) {
     const PlannedStage& stage = plan.stages[k];
@@ -31,11 +38,13 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
     int nodes = 0;
     for (int s : plan.stage_of_node)
       nodes += s == static_cast<int>(k);
+    const double op_overhead = plan.devices[stage.device].accelerator ? context.accelerator.op : context.cpu.op;
     report["stages"].push_back({{"label", stage.label},
                                 {"device", plan.devices[stage.device].name},
                                 {"nodes", nodes},
                                 {"load_seconds", load.load},
                                 {"compute_seconds", load.compute},
+                                {"operator_overhead_seconds", nodes * op_overhead},
                                 {"communication_in_seconds", load.comm_in},
                                 {"communication_out_seconds", load.comm_out},
                                 {"memory_bytes", load.memory}});

@@ -18,6 +18,13 @@ struct ReportContext {
   std::string devices;  // the device specification's name
   double seconds = 0;   // the whole run
   std::string shared_weights = "auto";  // the --shared-weights mode the run resolved to
+  // The runtime overheads the costs include (cost_model/device_spec.h), per kind of device.
+  struct Overheads {
+    double op = 0;                  // seconds per operator
+    double boundary = 0;            // seconds per tensor at a stage boundary (accelerators: besides the link)
+    double boundary_bandwidth = 0;  // CPU cores: bytes/s of handing a tensor over (0: no per-byte cost)
+  };
+  Overheads accelerator, cpu;
 };
 
 // `problem` and `eval` are on the model's operators (the pipeline's outcome after expand).

@@ -251,6 +251,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     where += " (" + std::to_string(from) + " -> " + std::to_string(to) + ")";
     FieldReader g(edge, where);
     if (Status s = g.nonNegative("cost", e.cost, true); !s) return s;
+    if (Status s = g.nonNegative("cpuCost", e.cpu_cost, false); !s) return s;
     auto u = vertex_of_id.find(from), w = vertex_of_id.find(to);
     if (u == vertex_of_id.end())
       return invalidInput(where + ": sourceId " + std::to_string(from) + " is not a node id");
@@ -387,8 +388,11 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
   out["edges"] = nlohmann::ordered_json::array();
   for (Vertex v = 0; v < n; ++v) {
     if (!net_of[v]) continue;
-    for (Vertex s : net_of[v]->sinks)
-      out["edges"].push_back({{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}});
+    for (Vertex s : net_of[v]->sinks) {
+      nlohmann::ordered_json edge{{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}};
+      if (net_of[v]->cpu_cost != 0) edge["cpuCost"] = net_of[v]->cpu_cost;
+      out["edges"].push_back(std::move(edge));
+    }
   }
   if (!problem.weights.empty()) {
     out["sharedWeights"] = nlohmann::ordered_json::array();

@@ -4,10 +4,11 @@
 // Input: {"maxSizePerFPGA": M, "maxFPGAs": k, "maxCPUs": l,
 //         "nodes": [{"id", "cpuLatency", "fpgaLatency", "supportedOnFpga", "size",
 //                    "isBackwardNode", "colorClass"?, "name"?}, ...],
-//         "edges": [{"sourceId", "destId", "cost"}, ...],
+//         "edges": [{"sourceId", "destId", "cost", "cpuCost"?}, ...],
 //         "sharedWeights": [{"name"?, "size", "nodes": [ids]}, ...]?}; other fields are ignored.
 // A shared weight (our extension) is held once by every accelerator that holds one of its nodes; a
-// node's "size" is what only it holds.
+// node's "size" is what only it holds. "cpuCost" (our extension, default 0) is what a CPU core pays
+// for the edge's tensor at a stage boundary, paid once like "cost".
 // An edge's cost is the transfer cost of its source's output; when a node's outgoing edges disagree,
 // each edge is its own transfer (App. B). Output: {"maxLoad": x, "fpgas": [{"load", "nodes"}...],
 // "cpus": [...]} with original node ids; accelerators listed in pipeline order.

@@ -148,7 +148,8 @@ Status checkInvariants(const Problem& problem, bool cycles_allowed) {
         return internalError("net " + std::to_string(i) + " has malformed consumers");
       }
     }
-    if (!(net.cost >= 0)) return internalError("net " + std::to_string(i) + " has a negative cost");
+    if (!(net.cost >= 0) || !(net.cpu_cost >= 0))
+      return internalError("net " + std::to_string(i) + " has a negative cost");
   }
   for (std::size_t i = 0; i < problem.weights.size(); ++i) {
     const SharedWeight& w = problem.weights[i];

@@ -19,24 +19,29 @@ std::string describeNode(const OpGraph& graph, Vertex v) {
 std::vector<Net> buildNets(const OpGraph& graph) {
   std::vector<Net> nets;
   for (Vertex u = 0; u < boost::num_vertices(graph); ++u) {
-    std::vector<std::pair<Vertex, double>> outs;
+    struct Out {
+      Vertex target;
+      double cost, cpu_cost;
+    };
+    std::vector<Out> outs;
     for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
       if (graph[*it].artificial) continue;
-      outs.emplace_back(boost::target(*it, graph), graph[*it].cost);
+      outs.push_back({boost::target(*it, graph), graph[*it].cost, graph[*it].cpu_cost});
     }
     if (outs.empty()) continue;
-    bool uniform =
-        std::all_of(outs.begin(), outs.end(), [&](const auto& o) { return o.second == outs.front().second; });
+    bool uniform = std::all_of(outs.begin(), outs.end(), [&](const Out& o) {
+      return o.cost == outs.front().cost && o.cpu_cost == outs.front().cpu_cost;
+    });
     if (uniform) {
-      Net net{u, {}, outs.front().second};
-      for (const auto& o : outs)
-        net.sinks.push_back(o.first);
+      Net net{u, {}, outs.front().cost, outs.front().cpu_cost};
+      for (const Out& o : outs)
+        net.sinks.push_back(o.target);
       std::sort(net.sinks.begin(), net.sinks.end());
       net.sinks.erase(std::unique(net.sinks.begin(), net.sinks.end()), net.sinks.end());
       nets.push_back(std::move(net));
     } else {
-      for (const auto& o : outs)
-        nets.push_back(Net{u, {o.first}, o.second});
+      for (const Out& o : outs)
+        nets.push_back(Net{u, {o.target}, o.cost, o.cpu_cost});
     }
   }
   return nets;
@@ -218,13 +223,14 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
     if (!inserted) {
       pos->second.artificial = pos->second.artificial && g[*it].artificial;
       pos->second.cost = std::max(pos->second.cost, g[*it].cost);
+      pos->second.cpu_cost = std::max(pos->second.cpu_cost, g[*it].cpu_cost);
     }
   }
   for (const auto& [key, edge] : edges)
     boost::add_edge(key.first, key.second, edge, out.graph);
 
   for (const Net& net : problem.nets) {
-    Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost};
+    Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost, net.cpu_cost};
     for (Vertex s : net.sinks) {
       Vertex t = group_of[s];
       if (t != mapped.source) mapped.sinks.push_back(t);

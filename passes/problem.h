@@ -7,7 +7,9 @@
 // of one output, and a cost. Device d pays the net's cost as outgoing communication when the producer
 // is on d and some consumer is not, and as incoming communication when a consumer is on d and the
 // producer is not (SliceGraph's tensor-counted-once rule; App. B's edge subdivision is the special
-// case of one net per edge). CPUs pay no communication.
+// case of one net per edge). A CPU core pays the net's cpu_cost under the same rule: the runtime's
+// work at a stage boundary (handing a tensor from one stage's session to the next), 0 in the paper's
+// model, where CPUs share host memory and pay nothing.
 //
 // Memory follows the same "once per device" rule for weights that several operators read (a tied
 // embedding matrix, a shared constant): a SharedWeight lists its readers, and an accelerator that
@@ -53,6 +55,7 @@ struct OpNode {
 struct OpEdge {
   double cost = 0;          // the input's transfer cost for this edge (informational after load)
   bool artificial = false;  // ordering-only edge (orphan mirror, linearisation): moves no data
+  double cpu_cost = 0;      // the same tensor's cost at a boundary between CPU stages
 };
 
 using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, OpEdge>;
@@ -64,7 +67,8 @@ using Edge = OpGraph::edge_descriptor;
 struct Net {
   Vertex source = 0;
   std::vector<Vertex> sinks;
-  double cost = 0;
+  double cost = 0;      // paid by an accelerator: link transfer and the runtime's work at the cut
+  double cpu_cost = 0;  // paid by a CPU core: the runtime's work at the cut
 };
 
 // A weight held once by every accelerator that holds one of its readers (see above).
@@ -125,7 +129,7 @@ inline Vertex addNode(OpGraph& graph, OpNode node) {
 // Human-readable node reference for messages: `node 17 "conv1"`.
 std::string describeNode(const OpGraph& graph, Vertex v);
 
-// Nets of an input graph: one per node whose outgoing edges all have the same cost, one per edge for
+// Nets of an input graph: one per node whose outgoing edges all have the same costs, one per edge for
 // a node whose outgoing edges differ (App. B: subdividing each edge is exactly that). Artificial
 // edges carry no data and make no net.
 std::vector<Net> buildNets(const OpGraph& graph);

@@ -50,16 +50,16 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
     if (receivers.empty()) continue;
     std::sort(receivers.begin(), receivers.end());
     receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
-    if (devices.isAccelerator(from)) result.devices[from].comm_out += net.cost;
-    for (int to : receivers) {
-      if (devices.isAccelerator(to)) result.devices[to].comm_in += net.cost;
-    }
+    result.devices[from].comm_out += devices.isAccelerator(from) ? net.cost : net.cpu_cost;
+    for (int to : receivers)
+      result.devices[to].comm_in += devices.isAccelerator(to) ? net.cost : net.cpu_cost;
   }
   for (int d = 0; d < devices.count(); ++d) {
     DeviceLoad& load = result.devices[d];
+    // A CPU core does its boundary work itself: no overlap with its compute.
     load.load = devices.isAccelerator(d)
                     ? acceleratorLoad(problem.objective.overlap, load.compute, load.comm_in, load.comm_out)
-                    : load.compute;
+                    : load.compute + load.comm_in + load.comm_out;
     result.max_load = std::max(result.max_load, load.load);
   }
   return result;

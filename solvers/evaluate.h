@@ -3,7 +3,7 @@
 // This is the independent oracle every solver's answer goes through: it knows nothing of ideals or
 // contractions, only nodes, nets and devices. An accelerator's load is its incoming communication,
 // its processing time and its outgoing communication (combined per the overlap mode); a CPU's load is
-// its processing time. Memory counts each node's own bytes and every shared weight one of its nodes
+// its processing time plus the cpu_cost of the nets it receives and sends (0 in the paper's model). Memory counts each node's own bytes and every shared weight one of its nodes
 // reads, once per device. In training workloads a device's load is FW + BW of everything it holds
 // (PipeDream schedule), which is simply the sum over its nodes.
 #pragma once
@@ -18,8 +18,8 @@ namespace placer {
 
 struct DeviceLoad {
   double compute = 0;   // sum of p_acc (accelerator) or p_cpu (CPU)
-  double comm_in = 0;   // accelerators only
-  double comm_out = 0;  // accelerators only
+  double comm_in = 0;   // nets received: their cost on an accelerator, their cpu_cost on a CPU
+  double comm_out = 0;  // nets sent, likewise
   double memory = 0;    // bytes held (each shared weight once); limited on accelerators only
   double load = 0;      // combined per the overlap mode
   int nodes = 0;

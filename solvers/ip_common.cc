@@ -136,7 +136,7 @@ NetCommVars addNetCommVars(mip::Model& m, const Problem& problem, const VarGrid&
   out.out.assign(problem.nets.size(), std::vector<Var>(columns));
   for (std::size_t i = 0; i < problem.nets.size(); ++i) {
     const Net& net = problem.nets[i];
-    if (net.cost == 0) continue;
+    if (net.cost == 0 && net.cpu_cost == 0) continue;
     for (int c = first; c < last; ++c) {
       const bool source_here = x[net.source][c].index >= 0;
       const bool sink_here =

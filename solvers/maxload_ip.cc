@@ -41,10 +41,9 @@ double gpipeObjective(const Problem& problem, const std::vector<int>& device_of)
     if (receivers.empty()) continue;
     std::sort(receivers.begin(), receivers.end());
     receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
-    if (devices.isAccelerator(from)) out[part][from] += net.cost;
-    for (int to : receivers) {
-      if (devices.isAccelerator(to)) in[part][to] += net.cost;
-    }
+    out[part][from] += devices.isAccelerator(from) ? net.cost : net.cpu_cost;
+    for (int to : receivers)
+      in[part][to] += devices.isAccelerator(to) ? net.cost : net.cpu_cost;
   }
   double total = 0;
   for (int part = 0; part < 2; ++part) {
@@ -53,7 +52,7 @@ double gpipeObjective(const Problem& problem, const std::vector<int>& device_of)
       const double load =
           devices.isAccelerator(d)
               ? acceleratorLoad(problem.objective.overlap, compute[part][d], in[part][d], out[part][d])
-              : compute[part][d];
+              : compute[part][d] + in[part][d] + out[part][d];
       worst = std::max(worst, load);
     }
     total += worst;
@@ -293,9 +292,10 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   for (std::size_t i = 0; i < problem.nets.size(); ++i) {
     const Net& net = problem.nets[i];
     for (int c = 0; c < columns; ++c) {
-      if (!layout.accelerator[c]) continue;  // CPUs pay no communication
-      if (comm.in[i][c].index >= 0) comm_in[partOf(net.source)][c].add(comm.in[i][c], net.cost);
-      if (comm.out[i][c].index >= 0) comm_out[partOf(net.source)][c].add(comm.out[i][c], net.cost);
+      const double cost = layout.accelerator[c] ? net.cost : net.cpu_cost;  // a CPU's boundary work
+      if (cost == 0) continue;
+      if (comm.in[i][c].index >= 0) comm_in[partOf(net.source)][c].add(comm.in[i][c], cost);
+      if (comm.out[i][c].index >= 0) comm_out[partOf(net.source)][c].add(comm.out[i][c], cost);
     }
   }
 
@@ -318,7 +318,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
     objective += max_load;
     for (int c = 0; c < columns; ++c) {
       if (!layout.accelerator[c]) {
-        m.addGe(max_load, compute[part][c], "load_cpu");
+        m.addGe(max_load, comm_in[part][c] + compute[part][c] + comm_out[part][c], "load_cpu");
         continue;
       }
       switch (problem.objective.overlap) {

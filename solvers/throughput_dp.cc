@@ -170,6 +170,7 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
 // Incremental cost of the block S = I∖I' while the DFS removes nodes from I'.
 struct BlockState {
   double p_acc = 0, p_cpu = 0, memory = 0, comm_in = 0, comm_out = 0;
+  double cpu_comm = 0;  // cpu_cost of the cut nets: what the block pays on a CPU core
   int unsupported = 0;
 };
 
@@ -193,9 +194,11 @@ class BlockWalker {
       weight_bytes_.push_back(w.bytes);
     net_size_.reserve(nets.size());
     net_cost_.reserve(nets.size());
+    net_cpu_cost_.reserve(nets.size());
     for (const Net& net : nets) {
       net_size_.push_back(static_cast<std::int32_t>(net.sinks.size() + 1));
       net_cost_.push_back(net.cost);
+      net_cpu_cost_.push_back(net.cpu_cost);
     }
   }
 
@@ -246,7 +249,7 @@ class BlockWalker {
         ++pruned_;
         continue;
       }
-      double delta_in = 0, delta_out = 0;
+      double delta_in = 0, delta_out = 0, delta_cpu = 0;
       for (const NetTouch& t : touches_[node]) {
         const int before = netState(t.net);
         inside_[t.net] += t.members;
@@ -258,10 +261,12 @@ class BlockWalker {
           if (before == 2) delta_out -= c;
           if (after == 1) delta_in += c;
           if (after == 2) delta_out += c;
+          delta_cpu += net_cpu_cost_[t.net] * ((after != 0) - (before != 0));
         }
       }
       next.comm_in += delta_in;
       next.comm_out += delta_out;
+      next.cpu_comm += delta_cpu;
       const std::int32_t sub = lattice_.down_sub[e];
       block_.push_back(node);
       visit(sub, next);
@@ -286,6 +291,7 @@ class BlockWalker {
   std::vector<std::uint8_t> source_inside_;
   std::vector<std::int32_t> net_size_;
   std::vector<double> net_cost_;
+  std::vector<double> net_cpu_cost_;
   std::vector<std::int32_t> readers_inside_;
   std::vector<double> weight_bytes_;
   std::int64_t pruned_ = 0;
@@ -461,9 +467,10 @@ class DpTable {
             }
           }
         }
+        const double cpu = cpuCost(s);
         for (int c = 1; c <= cpus_; ++c) {
           for (int a = 0; a <= accs_; ++a) {
-            best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], s.p_cpu));
+            best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
           }
         }
       });
@@ -512,7 +519,7 @@ class DpTable {
         const double* prev = row(sub);
         if (a > 0 && std::max(prev[at(c, a - 1)], accCost(s)) == target) {
           block.accelerator = true;
-        } else if (c > 0 && std::max(prev[at(c - 1, a)], s.p_cpu) == target) {
+        } else if (c > 0 && std::max(prev[at(c - 1, a)], cpuCost(s)) == target) {
           block.accelerator = false;
         } else {
           return;
@@ -538,6 +545,8 @@ class DpTable {
   int at(int c, int a) const { return c * (accs_ + 1) + a; }
   const double* row(std::int32_t ideal) const { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
   double* row(std::int32_t ideal) { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
+  // A CPU core pays its compute and its boundary work (App. C.1's overlap is for accelerators).
+  static double cpuCost(const BlockState& s) { return s.p_cpu + s.cpu_comm; }
   double accCost(const BlockState& s) const {
     if (accs_ == 0 || s.unsupported > 0 || s.memory > devices_.memory) return kInfinity;
     return acceleratorLoad(problem_.objective.overlap, s.p_acc, s.comm_in, s.comm_out);

@@ -44,8 +44,9 @@ class GraphBuilder {
     problem_.graph[id].p_acc = kInfinity;
     return *this;
   }
-  GraphBuilder& edge(int from, int to, double cost) {
-    boost::add_edge(from, to, OpEdge{cost, false}, problem_.graph);
+  // `cpu_cost`: what a CPU core pays for the tensor at a stage boundary (0 in the paper's model).
+  GraphBuilder& edge(int from, int to, double cost, double cpu_cost = 0) {
+    boost::add_edge(from, to, OpEdge{cost, false, cpu_cost}, problem_.graph);
     return *this;
   }
   // A weight of `bytes` that every accelerator holding one of `readers` holds once.
@@ -57,7 +58,11 @@ class GraphBuilder {
       w.readers.push_back(static_cast<Vertex>(r));
     std::sort(w.readers.begin(), w.readers.end());
     w.readers.erase(std::unique(w.readers.begin(), w.readers.end()), w.readers.end());
-    problem_.weights.push_back(std::move(w));
+    if (w.readers.size() == 1) {
+      problem_.graph[w.readers.front()].memory += bytes;  // one reader: its own memory
+    } else {
+      problem_.weights.push_back(std::move(w));
+    }
     return *this;
   }
   GraphBuilder& overlap(Overlap mode) {

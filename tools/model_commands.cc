@@ -240,9 +240,16 @@ int runPlace(const Args& args) {
     plan.objective = "latency";
     plan.value = outcome->solve.value;
   }
-  const ReportContext report_context{
-      std::filesystem::path(model.graph.path).filename().string(), model.devices.name, elapsed(),
-      toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights))};
+  ReportContext report_context;
+  report_context.model = std::filesystem::path(model.graph.path).filename().string();
+  report_context.devices = model.devices.name;
+  report_context.seconds = elapsed();
+  report_context.shared_weights =
+      toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights));
+  report_context.accelerator = {model.devices.accelerators.op_overhead, model.devices.accelerators.boundary_overhead,
+                                0};
+  report_context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
+                        model.devices.cpus.boundary_bandwidth};
   const nlohmann::ordered_json report =
       placementReport(report_context, outcome->problem, plan, eval, outcome->solve);
   const std::string input = args.positional.front();

@@ -186,6 +186,66 @@ TEST(Annotate, MemoryOverridesReplaceTheWeightBytesOfNamedNodes) {
   EXPECT_TRUE(plain->warnings.empty());
 }
 
+// The overhead terms (cost_model/README.md, "Overheads"): op_overhead adds to every operator's time
+// on its kind of device, and a tensor crossing a stage boundary costs an accelerator the link transfer
+// plus its boundary_overhead, a CPU core its boundary_overhead plus bytes / boundary_bandwidth. A
+// pipeline of two CPU cores then pays the cut on both sides.
+TEST(Annotate, OverheadsAddToOperatorTimesAndStageBoundaries) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1, 1024] x) => (float[1, 1024] y) {
+      a = Relu(x)
+      y = Relu(a)
+    })")
+                  .IsOK());
+  auto path = std::filesystem::temp_directory_path() / "annotate-test-overheads.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  DeviceSpec spec;
+  spec.accelerators = {1, 1e9, 1e12, 1e11};
+  spec.cpus = {2, 1e10, 1e10};
+  spec.link = {1e10, 1e-5};
+  RooflineCostModel roofline;
+  auto plain = annotate(*graph, spec, {&roofline});
+  ASSERT_TRUE(plain.hasValue());
+  spec.accelerators.op_overhead = 5e-6;
+  spec.accelerators.boundary_overhead = 3e-5;
+  spec.cpus.op_overhead = 2e-6;
+  spec.cpus.boundary_overhead = 2e-5;
+  spec.cpus.boundary_bandwidth = 4e9;
+  auto with = annotate(*graph, spec, {&roofline});
+  ASSERT_TRUE(with.hasValue());
+  const OpGraph& g0 = plain->problem.graph;
+  const OpGraph& g1 = with->problem.graph;
+  for (Vertex v = 0; v < 2; ++v) {
+    EXPECT_DOUBLE_EQ(g1[v].p_acc, g0[v].p_acc + 5e-6);
+    EXPECT_DOUBLE_EQ(g1[v].p_cpu, g0[v].p_cpu + 2e-6);
+  }
+  ASSERT_EQ(with->problem.nets.size(), 1u);  // a: 4096 bytes from the first Relu to the second
+  const Net& net = with->problem.nets[0];
+  EXPECT_DOUBLE_EQ(net.cost, 1e-5 + 4096 / 1e10 + 3e-5);
+  EXPECT_DOUBLE_EQ(net.cpu_cost, 2e-5 + 4096 / 4e9);
+  EXPECT_DOUBLE_EQ(plain->problem.nets[0].cost, 1e-5 + 4096 / 1e10) << "the paper's c_u without overheads";
+  EXPECT_EQ(plain->problem.nets[0].cpu_cost, 0);
+
+  // Devices 1 and 2 are the CPU cores: each pays its compute and the cut.
+  const Evaluation eval = evaluateThroughput(with->problem, {1, 2});
+  EXPECT_DOUBLE_EQ(eval.devices[1].load, g1[0].p_cpu + net.cpu_cost);
+  EXPECT_DOUBLE_EQ(eval.devices[2].load, g1[1].p_cpu + net.cpu_cost);
+  EXPECT_DOUBLE_EQ(eval.devices[1].comm_out, net.cpu_cost);
+  EXPECT_DOUBLE_EQ(eval.devices[2].comm_in, net.cpu_cost);
+  // Accelerator then CPU core: the accelerator pays the link and its overhead, the core its share.
+  const Evaluation mixed = evaluateThroughput(with->problem, {0, 1});
+  EXPECT_DOUBLE_EQ(mixed.devices[0].load, g1[0].p_acc + net.cost);
+  EXPECT_DOUBLE_EQ(mixed.devices[1].load, g1[1].p_cpu + net.cpu_cost);
+}
+
 TEST(Annotate, EveryBundledModelPlacesOnEveryDeviceCount) {
   RooflineCostModel roofline;
   for (const char* model : {"resnet50_light.onnx", "bert_base_l3_light.onnx", "mobilenet_v2_light.onnx",

@@ -90,6 +90,41 @@ TEST(DeviceSpec, TransferSecondsIsLatencyPlusBytesOverBandwidth) {
   EXPECT_TRUE(std::isinf(no_link.transferSeconds(1)));
 }
 
+// The overheads (cost_model/README.md, "Overheads"): optional, 0 by default (the paper's model), and
+// what a tensor at a stage boundary costs each kind of device.
+TEST(DeviceSpec, OverheadsAreOptionalAndPriceBoundaries) {
+  auto plain = parseDeviceSpec(kValid, "d.json");
+  ASSERT_TRUE(plain) << plain.status().message();
+  EXPECT_EQ(plain->accelerators.op_overhead, 0);
+  EXPECT_EQ(plain->accelerators.boundary_overhead, 0);
+  EXPECT_EQ(plain->cpus.op_overhead, 0);
+  EXPECT_EQ(plain->cpus.boundary_overhead, 0);
+  EXPECT_EQ(plain->cpus.boundary_bandwidth, 0);
+  EXPECT_DOUBLE_EQ(plain->acceleratorBoundarySeconds(1.2e6), plain->transferSeconds(1.2e6));
+  EXPECT_EQ(plain->cpuBoundarySeconds(1.2e6), 0) << "CPUs share host memory in the paper's model";
+
+  auto spec = parseDeviceSpec(R"({
+    "accelerators": {"count": 2, "memory": 1e9, "peak_flops": 1e12, "memory_bandwidth": 1e11,
+                     "op_overhead": 5e-6, "boundary_overhead": 3e-5},
+    "cpus": {"count": 2, "peak_flops": 1e10, "memory_bandwidth": 1e10,
+             "op_overhead": 2e-6, "boundary_overhead": 2e-5, "boundary_bandwidth": 4e9},
+    "link": {"bandwidth": 1e10, "latency": 1e-5}})",
+                              "o.json");
+  ASSERT_TRUE(spec) << spec.status().message();
+  EXPECT_EQ(spec->accelerators.op_overhead, 5e-6);
+  EXPECT_EQ(spec->cpus.op_overhead, 2e-6);
+  EXPECT_DOUBLE_EQ(spec->acceleratorBoundarySeconds(1e6), 1e-5 + 1e6 / 1e10 + 3e-5);
+  EXPECT_DOUBLE_EQ(spec->cpuBoundarySeconds(1e6), 2e-5 + 1e6 / 4e9);
+  EXPECT_DOUBLE_EQ(spec->cpuBoundarySeconds(0), 2e-5);
+
+  auto negative = parseDeviceSpec(R"({"accelerators": {"count": 0},
+    "cpus": {"count": 1, "peak_flops": 1, "memory_bandwidth": 1, "op_overhead": -1e-6}})",
+                                  "n.json");
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.status().message().find("cpus.op_overhead must not be negative"), std::string::npos)
+      << negative.status().message();
+}
+
 TEST(DeviceSpec, JsonRoundTrip) {
   std::vector<DeviceSpec> specs;
   for (const std::string& name : devicePresetNames()) {
@@ -99,6 +134,11 @@ TEST(DeviceSpec, JsonRoundTrip) {
   }
   DeviceSpec odd{.name = "", .accelerators = {3, 1.5e9, 1.0 / 3.0, 0.1}, .cpus = {0, 0, 0}, .link = {7, 0}};
   specs.push_back(odd);
+  DeviceSpec overheads = odd;
+  overheads.accelerators.op_overhead = 4e-6;
+  overheads.accelerators.boundary_overhead = 1.0 / 7.0;
+  overheads.cpus = {2, 1e10, 2e10, 3e-6, 2e-5, 5e9};
+  specs.push_back(overheads);
   for (const DeviceSpec& spec : specs) {
     std::string text = deviceSpecToJson(spec).dump(2);
     auto back = parseDeviceSpec(text, "round-trip.json");
@@ -111,8 +151,8 @@ TEST(DeviceSpec, JsonRoundTrip) {
   for (const auto& [key, value] : json.items())
     keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"name", "accelerators", "cpus", "link"}));
-  EXPECT_EQ(json["accelerators"].size(), 4u);
-  EXPECT_EQ(json["cpus"].size(), 3u);
+  EXPECT_EQ(json["accelerators"].size(), 6u);
+  EXPECT_EQ(json["cpus"].size(), 6u);
   EXPECT_EQ(json["link"].size(), 2u);
 }
 

@@ -49,6 +49,7 @@ struct NodeSpec {
 struct EdgeSpec {
   int from = 0, to = 0;
   double cost = 0;
+  double cpu_cost = 0;  // what a CPU core pays for the tensor at a stage boundary
 };
 
 // A weight several nodes read: an accelerator holding any of them holds it once.
@@ -84,8 +85,11 @@ struct Instance {
       out << "\n";
     }
     out << "edges:";
-    for (const EdgeSpec& e : edges)
-      out << " " << e.from << "->" << e.to << "(" << e.cost << ")";
+    for (const EdgeSpec& e : edges) {
+      out << " " << e.from << "->" << e.to << "(" << e.cost;
+      if (e.cpu_cost != 0) out << ", cpu " << e.cpu_cost;
+      out << ")";
+    }
     out << "\n";
     for (const WeightSpec& w : weights) {
       out << "shared weight of " << w.bytes << " read by";
@@ -106,7 +110,7 @@ Problem buildProblem(const Instance& inst) {
     if (s.backward) b.backward(id);
   }
   for (const EdgeSpec& e : inst.edges)
-    b.edge(e.from, e.to, e.cost);
+    b.edge(e.from, e.to, e.cost, e.cpu_cost);
   for (const WeightSpec& w : inst.weights)
     b.sharedWeight(w.bytes, w.readers);
   b.overlap(inst.overlap);
@@ -167,17 +171,18 @@ class BruteForce {
         if (e.from == u) outs.push_back(&e);
       }
       if (outs.empty()) continue;
-      const bool uniform = std::all_of(outs.begin(), outs.end(),
-                                       [&](const EdgeSpec* e) { return e->cost == outs.front()->cost; });
+      const bool uniform = std::all_of(outs.begin(), outs.end(), [&](const EdgeSpec* e) {
+        return e->cost == outs.front()->cost && e->cpu_cost == outs.front()->cpu_cost;
+      });
       if (uniform) {
-        Transfer t{u, {}, outs.front()->cost};
+        Transfer t{u, {}, outs.front()->cost, outs.front()->cpu_cost};
         for (const EdgeSpec* e : outs) {
           if (std::find(t.sinks.begin(), t.sinks.end(), e->to) == t.sinks.end()) t.sinks.push_back(e->to);
         }
         transfers_.push_back(std::move(t));
       } else {
         for (const EdgeSpec* e : outs)
-          transfers_.push_back(Transfer{u, {e->to}, e->cost});
+          transfers_.push_back(Transfer{u, {e->to}, e->cost, e->cpu_cost});
       }
     }
     // Colocation: every node of a class must sit with the class's first node.
@@ -257,8 +262,9 @@ class BruteForce {
   }
 
   // Max-load: accelerators pay p_acc plus every transfer they send or receive (once per transfer),
-  // CPUs pay p_cpu and no communication. With overlap, an accelerator's load is max(compute, in + out)
-  // (Max) or max(in, compute, out) (Duplex) instead of the sum.
+  // CPUs pay p_cpu plus the CPU cost of every transfer they send or receive (0 in the paper's model).
+  // With overlap, an accelerator's load is max(compute, in + out) (Max) or max(in, compute, out)
+  // (Duplex) instead of the sum; a CPU's is always the sum.
   double load(const std::vector<int>& dev) const {
     std::array<double, kMaxDevices> compute{}, in{}, out{};
     for (int v = 0; v < n_; ++v) {
@@ -272,14 +278,14 @@ class BruteForce {
         if (dev[s] != from) receivers |= 1u << dev[s];
       }
       if (receivers == 0) continue;
-      if (from < accelerators_) out[from] += t.cost;
-      for (int d = 0; d < accelerators_; ++d) {
-        if (receivers >> d & 1u) in[d] += t.cost;
+      out[from] += from < accelerators_ ? t.cost : t.cpu_cost;
+      for (int d = 0; d < devices_; ++d) {
+        if (receivers >> d & 1u) in[d] += d < accelerators_ ? t.cost : t.cpu_cost;
       }
     }
     double worst = 0;
     for (int d = 0; d < devices_; ++d) {
-      double load = compute[d];
+      double load = in[d] + compute[d] + out[d];
       if (d < accelerators_) {
         switch (inst_.overlap) {
           case Overlap::None:
@@ -337,6 +343,7 @@ class BruteForce {
     int source;
     std::vector<int> sinks;
     double cost;
+    double cpu_cost;
   };
 
   const Instance& inst_;
@@ -556,6 +563,33 @@ Instance withSharedWeights(Instance inst, std::uint32_t seed) {
   return inst;
 }
 
+// Gives CPU cores boundary costs: per source node one CPU cost for its outgoing tensor, sometimes a
+// different one per edge. Its own random stream, as above.
+Instance withCpuCosts(Instance inst, std::uint32_t seed) {
+  Draw draw(seed ^ 0x3c3c3c3cu);
+  draw.integral = draw.chance(0.5);
+  std::vector<double> per_node(inst.size());
+  for (double& c : per_node)
+    c = draw.chance(0.2) ? 0 : draw.value(1, 4);
+  for (EdgeSpec& e : inst.edges)
+    e.cpu_cost = draw.chance(0.15) ? draw.value(0, 4) : per_node[e.from];
+  if (draw.chance(0.4)) {  // CPU stages next to each other: a pipeline of cores, with or without accelerators
+    inst.devices.cpus = 2;
+    inst.devices.accelerators = draw.integer(0, 2);
+  } else if (inst.devices.cpus == 0) {
+    inst.devices.cpus = draw.integer(0, 1);
+  }
+  return inst;
+}
+
+Instance randomCpuCostInstance(std::uint32_t seed) {
+  return withCpuCosts(randomPlainInstance(seed), seed);
+}
+
+Instance randomCpuCostTrainingInstance(std::uint32_t seed) {
+  return withCpuCosts(withSharedWeights(randomTrainingInstance(seed), seed), seed);
+}
+
 Instance randomSharedWeightInstance(std::uint32_t seed) {
   return withSharedWeights(randomPlainInstance(seed), seed);
 }
@@ -576,6 +610,7 @@ struct Coverage {
   int folded = 0;      // fold-leaves removed nodes
   int contracted = 0;  // colocate or scc merged nodes
   int dpl_suboptimal = 0;
+  int two_cpus = 0;    // instances with two CPU cores (CPU stages next to each other)
   int replicated = 0;  // the optimum found has a shared weight on two accelerators
   int colocated = 0;   // ... has every shared weight's readers on one device
   std::int64_t placements = 0;
@@ -639,6 +674,7 @@ void checkInstance(const Instance& inst, const std::string& tag, Coverage& cover
   ++coverage.cases;
   coverage.placements += expected.enumerated;
   if (inst.devices.cpus > 0) ++coverage.with_cpu;
+  if (inst.devices.cpus > 1) ++coverage.two_cpus;
 
   // The library's evaluator and split checker agree with the brute force on a spread of placements.
   for (const std::vector<int>& dev : expected.samples) {
@@ -717,6 +753,9 @@ constexpr std::uint32_t kPlainSeed = 20200611;
 constexpr int kPlainCases = 3000;
 constexpr std::uint32_t kTrainingSeed = 77001;
 constexpr int kTrainingCases = 1500;
+constexpr std::uint32_t kCpuCostSeed = 160501;
+constexpr int kCpuCostCases = 1500;
+constexpr int kCpuCostTrainingCases = 500;
 constexpr std::uint32_t kSharedSeed = 160001;
 constexpr int kSharedCases = 2000;
 constexpr int kSharedTrainingCases = 600;
@@ -797,6 +836,28 @@ TEST(DpBruteForce, RandomSharedWeightsMatchExhaustiveSearch) {
   EXPECT_GE(coverage.infeasible, 50);
   EXPECT_GE(coverage.replicated, 200) << "optima that copy a weight onto two accelerators";
   EXPECT_GE(coverage.colocated, 200) << "optima that keep every weight's readers together";
+}
+
+TEST(DpBruteForce, RandomCpuBoundaryCostsMatchExhaustiveSearch) {
+  Coverage coverage;
+  auto failing = runRandomCases(randomCpuCostInstance, "randomCpuCostInstance", "cpu boundary costs",
+                                kCpuCostSeed, kCpuCostCases, coverage);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
+  EXPECT_EQ(coverage.cases, kCpuCostCases);
+  EXPECT_GE(coverage.with_cpu, 800);
+  EXPECT_GE(coverage.two_cpus, 400);
+  EXPECT_GE(coverage.feasible, 800);
+}
+
+TEST(DpBruteForce, RandomTrainingCpuBoundaryCostsMatchExhaustiveSearch) {
+  Coverage coverage;
+  auto failing = runRandomCases(randomCpuCostTrainingInstance, "randomCpuCostTrainingInstance",
+                                "training with cpu boundary costs", kCpuCostSeed, kCpuCostTrainingCases, coverage);
+  ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
+                               << " at most): " << seedList(failing);
+  EXPECT_EQ(coverage.cases, kCpuCostTrainingCases);
+  EXPECT_GE(coverage.with_cpu, 200);
 }
 
 TEST(DpBruteForce, RandomTrainingSharedWeightsMatchExhaustiveSearch) {

@@ -97,6 +97,28 @@ TEST(LatencyGreedy, WithoutACpuWhatFitsNoAcceleratorIsInfeasible) {
   EXPECT_EQ(r.placement.device_of, (std::vector<int>{2, 1, 0}));  // three sources: the last is taken first
 }
 
+// Two blocks that read one weight share an accelerator while the weight and both fit once: 10 + 10
+// of own memory and the 30-byte weight held once is 50, which a 55-byte accelerator holds (counting
+// the weight per reader would need 80 and open a second accelerator).
+TEST(LatencyGreedy, ASharedWeightIsHeldOncePerAccelerator) {
+  GraphBuilder b({2, 55, 1});
+  b.node(1, 10, 10);
+  b.node(1, 10, 10);
+  b.edge(0, 1, 1).sharedWeight(30, {0, 1});
+  SolveResult r = solveLatencyGreedy(b.build());
+  ASSERT_EQ(r.status, SolveStatus::Feasible) << r.message;
+  EXPECT_EQ(r.placement.device_of, (std::vector<int>{0, 0}));
+  EXPECT_DOUBLE_EQ(r.value, 1 + 1);
+
+  GraphBuilder tight({2, 45, 1});  // both do not fit together: the second block opens accelerator 1
+  tight.node(1, 10, 10);
+  tight.node(1, 10, 10);
+  tight.edge(0, 1, 1).sharedWeight(30, {0, 1});
+  SolveResult split = solveLatencyGreedy(tight.build());
+  ASSERT_EQ(split.status, SolveStatus::Feasible) << split.message;
+  EXPECT_EQ(split.placement.device_of, (std::vector<int>{0, 1}));
+}
+
 TEST(LatencyGreedy, ColocationClassesAndTheCyclesTheyCreateAreOneBlock) {
   // a -> b -> c with a and c colocated: a, b, c must share a device; d is on its own.
   GraphBuilder g({2, 100, 1});
@@ -145,6 +167,7 @@ TEST(LatencyGreedy, RandomGraphsGiveValidContiguousPlacements) {
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j)
         if (uniform(0, 3) == 0) g.edge(i, j, uniform(0, 4));
+    if (n >= 2 && seed % 2 == 0) g.sharedWeight(uniform(5, 20), {uniform(0, n - 1), uniform(0, n - 1), n - 1});
     const Problem p = g.build();
     const OpGraph& graph = p.graph;
 

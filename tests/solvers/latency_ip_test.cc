@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -72,7 +73,32 @@ bool slotsRespectConstraints(const Problem& p, const std::vector<int>& slot_of, 
       if (!inserted && it->second != device) return false;
     }
   }
+  for (const SharedWeight& w : p.weights) {  // once per accelerator holding a reader
+    std::set<int> holders;
+    for (Vertex r : w.readers) {
+      if (slot_of[r] != 0) holders.insert((slot_of[r] - 1) / q);
+    }
+    for (int device : holders)
+      memory[device] += w.bytes;
+  }
   return std::all_of(memory.begin(), memory.end(), [&](double m) { return m <= p.devices.memory; });
+}
+
+// randomDag with memory and 1-2 shared weights of 15-40 bytes read by 2-3 nodes each.
+Problem randomDagWithSharedWeights(std::uint32_t seed, int n, DeviceSet devices) {
+  Problem p = randomDag(seed, n, devices, true);
+  std::mt19937 rng(seed ^ 0x91u);
+  const int count = 1 + static_cast<int>(rng() % 2);
+  for (int i = 0; i < count; ++i) {
+    std::vector<Vertex> ids(n);
+    for (int v = 0; v < n; ++v)
+      ids[v] = static_cast<Vertex>(v);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    ids.resize(2 + rng() % 2);
+    std::sort(ids.begin(), ids.end());
+    p.weights.push_back({"w" + std::to_string(i), 15.0 + static_cast<double>(rng() % 26), ids});
+  }
+  return p;
 }
 
 // The best latency over every slot assignment (each slot contiguous, at most q per accelerator,
@@ -216,6 +242,28 @@ TEST(LatencyIp, TwoSubgraphsPerAcceleratorEqualExhaustiveSearchOverSlots) {
     if (s.result.value < level - 1e-6 * level) ++below_level;
   }
   std::printf("q = 2: the slot optimum was below the best level split on %d of 18 DAGs\n", below_level);
+}
+
+TEST(LatencyIp, SharedWeightsEqualExhaustiveSearch) {
+  for (std::uint32_t seed = 300; seed < 316; ++seed) {
+    const int n = 5 + static_cast<int>(seed % 2);
+    const Problem p = randomDagWithSharedWeights(seed, n, DeviceSet{2, 80.0, 1});
+    for (int q : {1, 2}) {
+      LatencyIpSolution s = solveLatencyIpDetailed(p, withSubgraphs(q));
+      const double slots = bruteForceSlots(p, q);
+      if (!std::isfinite(slots)) {
+        EXPECT_EQ(s.result.status, SolveStatus::Infeasible) << "seed " << seed << " q " << q;
+        continue;
+      }
+      ASSERT_EQ(s.result.status, SolveStatus::Optimal) << "seed " << seed << " q " << q << ": " << s.result.message;
+      EXPECT_NEAR(s.result.value, slots, 1e-6 * slots) << "seed " << seed << " q " << q;
+      expectConsistent(p, s, q);
+      if (q == 1) {
+        const double exhaustive = bruteForcePlacements(p, 1);
+        EXPECT_NEAR(s.result.value, exhaustive, 1e-6 * exhaustive) << "seed " << seed;
+      }
+    }
+  }
 }
 
 TEST(LatencyIp, SlotsCanBeatTheLevelSplitOfTheSamePlacement) {

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 
 #include "passes/pass_manager.h"
 #include "solvers/evaluate.h"
@@ -54,6 +57,39 @@ Problem randomDag(std::uint32_t seed, int n, DeviceSet devices, bool with_memory
   }
   if (n > 4 && rng() % 3 == 0) b.colocate(1, 0).colocate(n - 2, 0);
   return b.build();
+}
+
+// randomDag whose tensors also cost CPU cores something at a stage boundary (the runtime's work at a
+// cut): a pipeline of CPU cores then has a load beyond its compute.
+Problem randomDagWithCpuCosts(std::uint32_t seed, int n, DeviceSet devices) {
+  Problem p = randomDag(seed, n, devices, false);
+  std::mt19937 rng(seed ^ 0x33u);
+  std::uniform_real_distribution<double> cpu_cost(0.2, 3);
+  std::vector<double> of_source(n);
+  for (double& c : of_source)
+    c = cpu_cost(rng);
+  for (auto [it, end] = boost::edges(p.graph); it != end; ++it)
+    p.graph[*it].cpu_cost = of_source[boost::source(*it, p.graph)];
+  p.nets = buildNets(p.graph);
+  return p;
+}
+
+// randomDag with 1-3 shared weights (2-4 readers each, 10-40 bytes) and accelerators of 70 bytes, so
+// copies sometimes fit and sometimes force readers together.
+Problem randomDagWithSharedWeights(std::uint32_t seed, int n, DeviceSet devices) {
+  Problem p = randomDag(seed, n, devices, true);
+  std::mt19937 rng(seed ^ 0x77u);
+  const int count = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < count; ++i) {
+    std::vector<Vertex> ids(n);
+    for (int v = 0; v < n; ++v)
+      ids[v] = static_cast<Vertex>(v);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    ids.resize(2 + rng() % std::min<std::uint32_t>(3, n - 1));
+    std::sort(ids.begin(), ids.end());
+    p.weights.push_back({"w" + std::to_string(i), 10.0 + static_cast<double>(rng() % 31), ids});
+  }
+  return p;
 }
 
 // Every assignment of nodes to devices, scored by the independent evaluator: the non-contiguous
@@ -133,6 +169,65 @@ TEST(MaxLoadIp, NonContiguousEqualsExhaustiveSearchOnTinyDags) {
     expectValidIpSplit(p, r, false);
     EXPECT_LE(r.value, dpOptimum(p) + 1e-9) << "seed " << seed;
   }
+}
+
+TEST(MaxLoadIp, CpuBoundaryCostsEqualDpAndExhaustiveSearch) {
+  for (std::uint32_t seed = 400; seed < 412; ++seed) {
+    // A pipeline of CPU cores (no accelerators), and CPU cores beside an accelerator.
+    const DeviceSet devices = seed % 2 ? DeviceSet{0, 0, 3} : DeviceSet{1, 1e18, 2};
+    Problem p = randomDagWithCpuCosts(seed, 6 + static_cast<int>(seed % 3), devices);
+    SolveResult contiguous_ip = solveMaxLoadIp(p, contiguous());
+    ASSERT_EQ(contiguous_ip.status, SolveStatus::Optimal) << "seed " << seed << ": " << contiguous_ip.message;
+    EXPECT_NEAR(contiguous_ip.value, dpOptimum(p), 1e-6 * contiguous_ip.value) << "seed " << seed;
+    expectValidIpSplit(p, contiguous_ip, true);
+    SolveResult free_ip = solveMaxLoadIp(p, nonContiguous());
+    ASSERT_EQ(free_ip.status, SolveStatus::Optimal) << "seed " << seed << ": " << free_ip.message;
+    const double exhaustive = bruteForceNonContiguous(p);
+    EXPECT_NEAR(free_ip.value, exhaustive, 1e-9 * exhaustive) << "seed " << seed;
+    expectValidIpSplit(p, free_ip, false);
+  }
+}
+
+TEST(MaxLoadIp, ContiguousEqualsDpWithSharedWeights) {
+  for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+    const int n = 8 + static_cast<int>(seed % 9);
+    Problem p = randomDagWithSharedWeights(seed, n, DeviceSet{2 + static_cast<int>(seed % 2), 90.0, 1});
+    auto dp = runPipeline(p, pipelineFor("dp"));
+    SolveResult r = solveMaxLoadIp(p, contiguous());
+    if (!dp.hasValue()) {
+      EXPECT_EQ(dp.status().code(), StatusCode::Infeasible) << "seed " << seed;
+      EXPECT_EQ(r.status, SolveStatus::Infeasible) << "seed " << seed << ": " << r.message;
+      continue;
+    }
+    ASSERT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed << ": " << r.message;
+    EXPECT_NEAR(r.value, dp->solve.value, 1e-6 * dp->solve.value) << "seed " << seed << ", " << n << " nodes";
+    expectValidIpSplit(p, r, true);
+  }
+}
+
+TEST(MaxLoadIp, NonContiguousEqualsExhaustiveSearchWithSharedWeights) {
+  int replicated = 0;
+  for (std::uint32_t seed = 200; seed < 224; ++seed) {
+    const int n = 5 + static_cast<int>(seed % 3);
+    Problem p = randomDagWithSharedWeights(seed, n, DeviceSet{2, 70.0, 1});
+    const double exhaustive = bruteForceNonContiguous(p);
+    SolveResult r = solveMaxLoadIp(p, nonContiguous());
+    if (!std::isfinite(exhaustive)) {
+      EXPECT_EQ(r.status, SolveStatus::Infeasible) << "seed " << seed << ": " << r.message;
+      continue;
+    }
+    ASSERT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed << ": " << r.message;
+    EXPECT_NEAR(r.value, exhaustive, 1e-9 * exhaustive) << "seed " << seed;
+    expectValidIpSplit(p, r, false);
+    for (const SharedWeight& w : p.weights) {
+      std::set<int> accelerators;
+      for (Vertex v : w.readers) {
+        if (p.devices.isAccelerator(r.placement.device_of[v])) accelerators.insert(r.placement.device_of[v]);
+      }
+      replicated += accelerators.size() > 1;
+    }
+  }
+  EXPECT_GE(replicated, 3) << "some optima hold a weight on both accelerators";
 }
 
 // Table 1's non-contiguous IP column (Gurobi, stopped at 1% gap or 20 minutes): layer BERT-24
