@@ -115,6 +115,12 @@ Options:
   -q, --quiet             no summary on standard error
 )";
 
+// --shared-weights replicate on a training workload is a command line the workload does not allow.
+int sharedWeightError(const Status& status, const std::string& workload) {
+  if (status.code() == StatusCode::Unsupported) return usageError(workload + ": " + status.message(), "");
+  return fail(status.withContext(workload));
+}
+
 int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
   const std::string workload = args.positional.front();
@@ -151,7 +157,7 @@ int runPartition(const Args& args) {
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
   overrides.applyTo(*problem);
-  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return fail(s.withContext(workload));
+  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return sharedWeightError(s, workload);
   problem->objective.goal = goal;
   problem->objective.gpipe = gpipe;
 
@@ -216,7 +222,7 @@ int runEvaluate(const Args& args) {
   auto problem = readWorkload(workload);
   if (!problem) return fail(problem.status());
   overrides.applyTo(*problem);
-  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return fail(s.withContext(workload));
+  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return sharedWeightError(s, workload);
   auto device_of = readSplit(split_path, *problem);
   if (!device_of) return fail(device_of.status());
   nlohmann::ordered_json out;
