@@ -1,5 +1,8 @@
 #include "onnx_io/report.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "passes/shared_weights.h"
 
 namespace placer {
@@ -52,7 +55,11 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   // Weights read on several devices: one copy each, every copy counted in its device's memory.
   nlohmann::ordered_json replicated = nlohmann::ordered_json::array();
   double added = 0;
-  for (const ReplicatedWeight& w : replicatedWeights(problem, solve.placement.device_of)) {
+  std::vector<ReplicatedWeight> copies = replicatedWeights(problem, solve.placement.device_of);
+  std::stable_sort(copies.begin(), copies.end(), [](const ReplicatedWeight& a, const ReplicatedWeight& b) {
+    return a.added_bytes > b.added_bytes;  // the ones that cost memory first
+  });
+  for (const ReplicatedWeight& w : copies) {
     nlohmann::ordered_json devices = nlohmann::ordered_json::array();
     for (int d : w.devices)
       devices.push_back(plan.devices[d].name + (plan.devices[d].accelerator ? "" : ":" + std::to_string(plan.devices[d].index)));

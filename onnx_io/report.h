@@ -1,6 +1,7 @@
 // The report of a `place` run (report.json): the objective and its certificate, the solver, the ONNX
 // Runtime settings string, and per stage its device, node count, load, compute, communication and
-// memory; and the shared weights the placement replicates, with the memory the copies add.
+// memory; and the shared weights the placement replicates (largest copies first), with the memory
+// the copies add.
 #pragma once
 
 #include <nlohmann/json.hpp>

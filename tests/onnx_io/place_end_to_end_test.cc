@@ -110,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(Bundled, PlaceEndToEnd,
                                            "bert_base_l6_light.onnx", "bert_base_l12_light.onnx",
                                            "light_resnet50.onnx", "light_vgg19.onnx",
                                            "light_bvlc_alexnet.onnx", "light_inception_v1.onnx",
-                                           "light_squeezenet.onnx"),
+                                           "light_squeezenet.onnx", "gpt_tied_light.onnx", "gpt_untied_light.onnx"),
                          [](const auto& info) {
                            std::string name = info.param;
                            name = name.substr(0, name.find('.'));

@@ -81,6 +81,10 @@ for model in "${all[@]}"; do
   done
 done
 
+# The tied-embedding decoder on 4 accelerators too: its embedding is copied into the first and the
+# last stage, and the stages must still compose.
+check "$models/gpt_tied_light.onnx" 4
+
 # Every --annotate mode must load in ORT (ort is the default, covered above).
 mode_model="$models/bert_base_l3_light.onnx"
 [ -f "$mode_model" ] || mode_model=${all[0]}
