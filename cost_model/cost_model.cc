@@ -40,10 +40,9 @@ OpShapeInfo shapeInfo(const OnnxGraph& graph, int node) {
   return nodeShapeInfo(graph.nodes[node], graph.tensors);
 }
 
-std::optional<NodeTimes> RooflineCostModel::estimate(const OnnxGraph& graph, int node,
-                                                     const DeviceSpec& devices) const {
+TimeEstimate RooflineCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const {
   const OpWork work = estimateWork(shapeInfo(graph, node));
-  NodeTimes times;
+  TimeEstimate times;
   times.accelerator =
       devices.accelerators.count > 0
           ? rooflineSeconds(work, {devices.accelerators.peak_flops, devices.accelerators.memory_bandwidth})
@@ -122,6 +121,59 @@ void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options
   }
 }
 
+// The times of node v: for each kind of device the set has, the first model that gives one.
+Status askModels(const OnnxGraph& graph, int v, const DeviceSpec& devices,
+                 const std::vector<const CostModel*>& models, OpNode& op, int& accelerator_source,
+                 int& cpu_source) {
+  const bool need_accelerator = devices.accelerators.count > 0, need_cpu = devices.cpus.count > 0;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if ((!need_accelerator || accelerator_source >= 0) && (!need_cpu || cpu_source >= 0)) break;
+    const TimeEstimate times = models[i]->estimate(graph, v, devices);
+    if (need_accelerator && accelerator_source < 0 && times.accelerator) {
+      op.p_acc = *times.accelerator;
+      accelerator_source = static_cast<int>(i);
+    }
+    if (need_cpu && cpu_source < 0 && times.cpu) {
+      op.p_cpu = *times.cpu;
+      cpu_source = static_cast<int>(i);
+    }
+  }
+  if ((need_accelerator && accelerator_source < 0) || (need_cpu && cpu_source < 0)) {
+    const OnnxNode& node = graph.nodes[v];
+    return invalidInput(graph.path + ": no cost model gives " +
+                        (need_accelerator && accelerator_source < 0 ? "an accelerator" : "a CPU") +
+                        " time for node \"" + node.name + "\" (" + node.op_type + ")");
+  }
+  return Status::ok();
+}
+
+// "profile: accelerator times for 0 of 122 operators, cpu times for 118; roofline: ..." and how many
+// operators mix two sources.
+std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models,
+                                     const std::vector<int>& accelerator_source, const std::vector<int>& cpu_source) {
+  const std::size_t n = accelerator_source.size();
+  std::vector<std::string> notes;
+  std::string counts;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const auto count = [&](const std::vector<int>& source) {
+      return std::count(source.begin(), source.end(), static_cast<int>(i));
+    };
+    const auto accelerator = count(accelerator_source), cpu = count(cpu_source);
+    if (accelerator == 0 && cpu == 0) continue;
+    counts += (counts.empty() ? "" : "; ") + std::string(models[i]->name()) + ": accelerator times for " +
+              std::to_string(accelerator) + ", cpu times for " + std::to_string(cpu);
+  }
+  notes.push_back("operator times from " + counts + " (of " + std::to_string(n) + " operators)");
+  std::size_t mixed = 0;
+  for (std::size_t v = 0; v < n; ++v)
+    mixed += accelerator_source[v] >= 0 && cpu_source[v] >= 0 && accelerator_source[v] != cpu_source[v];
+  if (mixed > 0) {
+    notes.push_back(std::to_string(mixed) +
+                    " operator(s) take their accelerator and cpu times from different sources");
+  }
+  return notes;
+}
+
 // Every operator costs its device's op_overhead on top of its estimate (the runtime's dispatch; an
 // operator an accelerator cannot run stays at +inf there).
 void addOperatorOverheads(const DeviceSpec& devices, OpGraph& graph) {
@@ -163,25 +215,21 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     memory[v] += graph.nodes[v].subgraph_weight_bytes;  // defined inside its bodies: its own
   applyMemoryOverrides(graph, options, shared_read, memory, out.warnings);
 
+  out.accelerator_source.assign(n, -1);
+  out.cpu_source.assign(n, -1);
   for (int v = 0; v < n; ++v) {
     const OnnxNode& node = graph.nodes[v];
-    std::optional<NodeTimes> times;
-    for (const CostModel* model : models) {
-      if ((times = model->estimate(graph, v, devices))) break;
-    }
-    if (!times) {
-      return invalidInput(graph.path + ": no cost model gives a time for node \"" + node.name + "\" (" +
-                          node.op_type + ")");
-    }
     OpNode op;
     op.name = node.name;
     op.op_type = node.op_type;
-    op.p_acc = times->accelerator;
-    op.p_cpu = times->cpu;
+    op.p_acc = op.p_cpu = kInfinity;  // a kind the device set lacks runs nothing
     op.memory = memory[v];
     op.members = {v};
+    if (Status s = askModels(graph, v, devices, models, op, out.accelerator_source[v], out.cpu_source[v]); !s)
+      return s;
     addNode(problem.graph, std::move(op));
   }
+  if (models.size() > 1) out.notes = sourceNotes(models, out.accelerator_source, out.cpu_source);
 
   addOperatorOverheads(devices, problem.graph);
 

@@ -1,8 +1,10 @@
 // Cost models: how long an operator takes per sample on an accelerator and on one CPU core, and the
 // conversion of a loaded model into the placement problem (Tarnawski et al. 2020, §3).
 //
-// A CostModel answers per node; models stack (a profile table in front of the roofline estimate,
-// say) by returning nullopt for nodes they do not know. annotate() then builds the Problem: one
+// A CostModel answers per node and per kind of device; models stack (a profile table in front of the
+// roofline estimate, say): for each kind the device set has, the first model that gives a time for
+// it counts, so a CPU trace gives a CPU-only device set its times, and with accelerators a node with
+// only a profiled CPU time keeps the roofline's accelerator time. annotate() then builds the Problem: one
 // node per operator with p_acc, p_cpu and the bytes of the weights it holds; one net per tensor,
 // paid once per device boundary, costing the link's transfer time for the tensor's bytes; and a
 // SharedWeight for every weight several operators read, held once by each device that runs one of
@@ -23,18 +25,19 @@
 
 namespace placer {
 
-struct NodeTimes {
-  double accelerator = 0;  // seconds per sample; +inf when the accelerator cannot run the node
-  double cpu = 0;          // seconds per sample on one CPU core
+// A model's answer for one node: the times it knows, per kind of device (nullopt: the next model in
+// the stack answers for that kind).
+struct TimeEstimate {
+  std::optional<double> accelerator;  // seconds per sample; +inf when the accelerator cannot run it
+  std::optional<double> cpu;          // seconds per sample on one CPU core
+  bool empty() const { return !accelerator && !cpu; }
 };
 
 class CostModel {
  public:
   virtual ~CostModel() = default;
   virtual std::string_view name() const = 0;
-  // nullopt: this model has no estimate for the node (the next model in a stack answers).
-  virtual std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
-                                            const DeviceSpec& devices) const = 0;
+  virtual TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const = 0;
 };
 
 // The shapes, element sizes and attributes of one operator, for the roofline formulas.
@@ -45,8 +48,7 @@ OpShapeInfo shapeInfo(const OnnxGraph& graph, int node);
 class RooflineCostModel : public CostModel {
  public:
   std::string_view name() const override { return "roofline"; }
-  std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
-                                    const DeviceSpec& devices) const override;
+  TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const override;
 };
 
 // A measured accelerator memory for one node (ONNX Runtime's initializers_sizes, from
@@ -80,9 +82,14 @@ struct Annotation {
   Problem problem;                    // vertex i is graph.nodes[i]; members = {i}
   std::vector<std::string> warnings;  // tensors without a static size, memory overrides not applied
   std::vector<std::string> notes;     // what the cost sources matched, for the user (not a problem)
+  // Per node, the index in `models` of the model whose time it took on an accelerator and on a CPU
+  // core; -1 where the device set has no device of that kind.
+  std::vector<int> accelerator_source, cpu_source;
 };
 
-// `models` are asked in order; the first answer counts. Fails if no model answers for a node.
+// `models` are asked in order; for each kind of device the set has, the first model that gives a
+// time counts. Fails if no model answers a kind for a node. With several models, `notes` says how
+// many operators took each model's times and how many mix two sources.
 Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
                               const std::vector<const CostModel*>& models,
                               const AnnotateOptions& options = {});

@@ -32,8 +32,7 @@ PluginCostModel::~PluginCostModel() {
   if (handle_) ::dlclose(handle_);
 }
 
-std::optional<NodeTimes> PluginCostModel::estimate(const OnnxGraph& graph, int node,
-                                                   const DeviceSpec& devices) const {
+TimeEstimate PluginCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const {
   const OnnxNode& n = graph.nodes[node];
   // Views of our tensors in the ABI's plain structs; `dims` keeps the shape arrays alive.
   std::vector<std::vector<std::int64_t>> dims;
@@ -78,15 +77,15 @@ std::optional<NodeTimes> PluginCostModel::estimate(const OnnxGraph& graph, int n
                               devices.link.bandwidth};
   double accelerator = 0, cpu = 0;
   const int rc = estimate_(&op, &d, &accelerator, &cpu);
-  if (rc == 1) return std::nullopt;
+  if (rc == 1) return {};
   if (rc != 0 || !(accelerator >= 0) || !(cpu >= 0)) {
     if (error_.empty()) {
       error_ = name_ + " failed on node \"" + n.name + "\" (" + n.op_type + "): returned " +
                std::to_string(rc) + (rc == 0 ? " with a negative or NaN time" : "");
     }
-    return std::nullopt;
+    return {};
   }
-  return NodeTimes{accelerator, cpu};
+  return TimeEstimate{accelerator, cpu};
 }
 
 }  // namespace placer

@@ -21,8 +21,8 @@ class PluginCostModel : public CostModel {
   PluginCostModel& operator=(const PluginCostModel&) = delete;
 
   std::string_view name() const override { return name_; }
-  std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
-                                    const DeviceSpec& devices) const override;
+  // Both times, or none when the plugin declines the node (the ABI answers both or neither).
+  TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const override;
   // The first error a call reported (the CostModel interface cannot return one); empty if none.
   const std::string& error() const { return error_; }
 

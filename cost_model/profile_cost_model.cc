@@ -6,6 +6,7 @@
 // are written `nodes["/conv1/Conv"].cpu`, array elements `[4]`.
 #include "cost_model/profile_cost_model.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -144,12 +145,15 @@ Status readOwnJson(const Json& root, const std::string& source, Tables& tables) 
   return Status::ok();
 }
 
+// The median of a node's runs: a cold first run, or a stall, does not move it.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 Status readOrtTrace(const Json& events, const std::string& source, Tables& tables) {
-  struct Sum {
-    double total = 0;
-    int count = 0;
-  };
-  std::map<std::string, Sum> cpu, accelerator;  // microseconds
+  std::map<std::string, std::vector<double>> cpu, accelerator;  // microseconds, per run
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Json& event = events[i];
     const std::string where = source + ": [" + std::to_string(i) + "]";
@@ -171,14 +175,12 @@ Status readOrtTrace(const Json& events, const std::string& source, Tables& table
                           ".args.provider: missing field (the trace must come from an "
                           "ONNX Runtime that records each kernel's provider)");
     if (node.empty()) continue;
-    Sum& sum = args->at("provider") == kCpuProvider ? cpu[node] : accelerator[node];
-    sum.total += *t;
-    ++sum.count;
+    (args->at("provider") == kCpuProvider ? cpu[node] : accelerator[node]).push_back(*t);
   }
-  for (const auto& [node, sum] : cpu)
-    tables.by_name[node].cpu = sum.total / sum.count * 1e-6;
-  for (const auto& [node, sum] : accelerator)
-    tables.by_name[node].accelerator = sum.total / sum.count * 1e-6;
+  for (const auto& [node, runs] : cpu)
+    tables.by_name[node].cpu = median(runs) * 1e-6;
+  for (const auto& [node, runs] : accelerator)
+    tables.by_name[node].accelerator = median(runs) * 1e-6;
   return Status::ok();
 }
 
@@ -290,8 +292,7 @@ std::string opSignature(const OnnxGraph& graph, int node) {
   return signature + ")";
 }
 
-std::optional<NodeTimes> ProfileCostModel::estimate(const OnnxGraph& graph, int node,
-                                                    const DeviceSpec& /*devices*/) const {
+TimeEstimate ProfileCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& /*devices*/) const {
   Times times;
   if (auto it = by_name_.find(graph.nodes[node].name); it != by_name_.end()) times = it->second;
   if ((!times.accelerator || !times.cpu) && !by_signature_.empty()) {
@@ -300,17 +301,138 @@ std::optional<NodeTimes> ProfileCostModel::estimate(const OnnxGraph& graph, int 
       if (!times.cpu) times.cpu = it->second.cpu;
     }
   }
-  if (!times.accelerator || !times.cpu) return std::nullopt;
-  return NodeTimes{*times.accelerator, *times.cpu};
+  return TimeEstimate{times.accelerator, times.cpu};
 }
 
 std::size_t ProfileCostModel::matchedNodes(const OnnxGraph& graph) const {
   const DeviceSpec unused;
   std::size_t matched = 0;
   for (int v = 0; v < static_cast<int>(graph.nodes.size()); ++v) {
-    if (estimate(graph, v, unused)) ++matched;
+    if (!estimate(graph, v, unused).empty()) ++matched;
   }
   return matched;
+}
+
+namespace {
+
+constexpr std::string_view kRenamedSuffixes[] = {"_nchwc"};
+
+// Operators ONNX Runtime folds into the kernel before them (activations, a residual Add).
+bool elementwise(const std::string& op_type) {
+  static const std::set<std::string> kinds{"Relu", "Clip",    "Add",  "Sum",       "Sigmoid", "Tanh",
+                                           "Mul",  "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu"};
+  return kinds.count(op_type) > 0;
+}
+
+// The one operator-produced input of `node` (weights and graph inputs aside), or -1.
+int singleProducer(const OnnxGraph& graph, int node) {
+  int producer = -1;
+  for (int t : graph.nodes[node].inputs) {
+    if (t < 0 || graph.tensors[t].is_weight || graph.tensors[t].producer < 0) continue;
+    if (producer >= 0 && graph.tensors[t].producer != producer) return -1;
+    producer = graph.tensors[t].producer;
+  }
+  return producer;
+}
+
+// The one reader of `node`'s outputs, when a single output tensor is read by a single operator and
+// is not a graph output; -1 otherwise.
+int soleReader(const OnnxGraph& graph, int node) {
+  int reader = -1;
+  for (int t : graph.nodes[node].outputs) {
+    if (t < 0) continue;
+    const TensorInfo& tensor = graph.tensors[t];
+    if (tensor.is_graph_output) return -1;
+    if (tensor.consumers.empty()) continue;
+    if (reader >= 0 || tensor.consumers.size() != 1) return -1;
+    reader = tensor.consumers.front();
+  }
+  return reader;
+}
+
+}  // namespace
+
+ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const DeviceSpec& devices,
+                                               Match& match) const {
+  match = Match{};
+  const int n = static_cast<int>(graph.nodes.size());
+  std::map<std::string, int> node_of_name;
+  for (int v = 0; v < n; ++v)
+    node_of_name.emplace(graph.nodes[v].name, v);
+  // taken[v]: v has an entry of its own or belongs to a kernel already.
+  std::vector<char> taken(n, 0);
+  struct Kernel {
+    const std::string* name;
+    const Times* times;
+    int end;  // the operator that writes the kernel's output
+  };
+  std::vector<Kernel> kernels;
+  for (const auto& [name, times] : by_name_) {
+    if (auto it = node_of_name.find(name); it != node_of_name.end()) {
+      taken[it->second] = 1;
+      ++match.exact;
+      continue;
+    }
+    std::string tensor = name;
+    for (std::string_view suffix : kRenamedSuffixes) {
+      if (tensor.size() > suffix.size() && tensor.ends_with(suffix)) tensor.resize(tensor.size() - suffix.size());
+    }
+    auto t = graph.tensor_index.find(tensor);
+    if (t != graph.tensor_index.end() && graph.tensors[t->second].producer >= 0) {
+      kernels.push_back({&name, &times, graph.tensors[t->second].producer});
+      continue;
+    }
+    ++match.unmatched_entries;
+    if (match.unmatched_names.size() < 5) match.unmatched_names.push_back(name);
+    if (times.accelerator && std::isfinite(*times.accelerator)) match.unmatched_accelerator_seconds += *times.accelerator;
+    if (times.cpu) match.unmatched_cpu_seconds += *times.cpu;
+  }
+  for (const Kernel& k : kernels) {
+    if (taken[k.end]) continue;  // two kernels end at one operator: the first keeps it
+    taken[k.end] = 1;
+  }
+
+  ProfileCostModel out = *this;
+  RooflineCostModel roofline;
+  std::set<int> claimed_ends;
+  for (const Kernel& k : kernels) {
+    if (!claimed_ends.insert(k.end).second) continue;
+    std::vector<int> group{k.end};
+    for (int u = singleProducer(graph, k.end); u >= 0 && !taken[u] && soleReader(graph, u) == group.front();
+         u = singleProducer(graph, u)) {
+      taken[u] = 1;
+      group.insert(group.begin(), u);
+    }
+    for (int a = soleReader(graph, k.end); a >= 0 && !taken[a] && elementwise(graph.nodes[a].op_type);
+         a = soleReader(graph, a)) {
+      taken[a] = 1;
+      group.push_back(a);
+    }
+    ++match.renamed;
+    match.fused += static_cast<int>(group.size()) - 1;
+    // Split each kind's time in proportion to the roofline's times of that kind.
+    std::vector<TimeEstimate> weights;
+    for (int v : group)
+      weights.push_back(roofline.estimate(graph, v, devices));
+    auto split = [&](const std::optional<double>& total, auto member_weight, auto assign) {
+      if (!total) return;
+      double sum = 0;
+      for (const TimeEstimate& w : weights) {
+        const double x = member_weight(w);
+        if (std::isfinite(x)) sum += x;
+      }
+      for (std::size_t i = 0; i < group.size(); ++i) {
+        const double x = member_weight(weights[i]);
+        const double share = sum > 0 ? (std::isfinite(x) ? x / sum : 0) : 1.0 / static_cast<double>(group.size());
+        assign(out.by_name_[graph.nodes[group[i]].name], std::isfinite(*total) ? *total * share : *total);
+      }
+    };
+    split(k.times->accelerator, [](const TimeEstimate& w) { return w.accelerator.value_or(0); },
+          [](Times& t, double x) { t.accelerator = x; });
+    split(k.times->cpu, [](const TimeEstimate& w) { return w.cpu.value_or(0); },
+          [](Times& t, double x) { t.cpu = x; });
+  }
+  return out;
 }
 
 std::optional<ProfileCostModel::MemoryStats> ProfileCostModel::memoryStats(

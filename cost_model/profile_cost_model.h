@@ -18,8 +18,8 @@
 //  2. ONNX Runtime's profile (enable_profiling / onnxruntime_perf_test -p): a JSON array of Chrome
 //     trace events. Only events with "cat": "Node" and a "name" ending in "_kernel_time" count; the
 //     node is the name without that suffix, "dur" is microseconds, args.provider says where it ran.
-//     The durations of a node's repeated runs are averaged; "CPUExecutionProvider" times give cpu,
-//     any other provider's give accelerator. A kernel event without args.provider (older ONNX Runtime
+//     A node's time is the median of its repeated runs (a first, cold run does not skew it);
+//     "CPUExecutionProvider" times give cpu, any other provider's give accelerator. A kernel event without args.provider (older ONNX Runtime
 //     releases record none) is an error rather than a guess; one with an empty node name (an
 //     unnamed node) is skipped, as it cannot be matched.
 //  3. ONNX Runtime's per-node memory statistics (session option
@@ -38,9 +38,23 @@
 // Rules. Files are merged in order, per node name (or signature) and per device: a later file's
 // value replaces an earlier one's, so a CPU trace and a CUDA trace of the same model combine. For a
 // node, each device's time comes from the node-name entry when it has one, else from the entry for
-// the node's opSignature(). The profile answers only when both devices end up with a time (possibly
-// +inf for the accelerator); otherwise estimate() returns nullopt and the next model in the stack
-// (the roofline, say) answers both times, so a node never mixes measured and estimated figures.
+// the node's opSignature(). The profile answers each kind of device it has a time for; the next
+// model in the stack (the roofline, say) answers the other, so a CPU trace gives a CPU-only device
+// set its times, and with accelerators such a node keeps the roofline's accelerator time.
+//
+// Traces of optimised graphs. With graph optimisations on, ONNX Runtime fuses operators into one
+// kernel and renames kernels: its CPU layout transformer names a fused Conv(+activation, +residual
+// Add) `<output tensor>_nchwc`, and it inserts kernels of its own (`ReorderInput`, `ReorderOutput`).
+// resolvedFor(graph) matches such entries to the graph, in this order:
+//   1. an entry named after an operator is that operator's (exact);
+//   2. an entry named after a tensor, once a known suffix (`_nchwc`) is taken off, is the kernel that
+//      ends at that tensor's producer; the operators fused into it are the producer, the unmatched
+//      operators before it whose single output feeds only the next one (Conv before its Clip), and
+//      the unmatched element-wise operators after it that alone read its output (an Add or Relu
+//      folded in); the kernel's time is split over them in proportion to their roofline times on
+//      that kind of device (equally when those are all 0);
+//   3. anything else (inserted kernels) matches nothing: counted, with its time, in the report.
+// Operators left without a time keep the roofline's, and are counted too.
 //
 // Errors name the file and the place: "p.json:3:7: malformed JSON: ...", "p.json: unit: unknown
 // unit \"min\" ...", "p.json: nodes[\"/conv1/Conv\"].cpu: negative time -1", "trace.json: [4].dur:
@@ -78,12 +92,27 @@ class ProfileCostModel : public CostModel {
   };
 
   std::string_view name() const override { return "profile"; }
-  // The node's profiled times (see the rules above); nullopt when the profile does not give both.
-  std::optional<NodeTimes> estimate(const OnnxGraph& graph, int node,
-                                    const DeviceSpec& devices) const override;
+  // The node's profiled times, per kind of device (see the rules above).
+  TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const override;
 
-  // How many of the graph's nodes estimate() answers, for reporting.
+  // How many of the graph's nodes estimate() gives at least one time, for reporting.
   std::size_t matchedNodes(const OnnxGraph& graph) const;
+
+  // What matching the entries to a graph found (rules above).
+  struct Match {
+    int exact = 0;    // operators an entry names
+    int renamed = 0;  // operators whose kernel was found by the tensor it writes
+    int fused = 0;    // operators folded into another operator's kernel (a share of its time)
+    int unmatched_entries = 0;                 // entries that name no operator and no tensor
+    double unmatched_accelerator_seconds = 0;  // their time per sample, by kind of device
+    double unmatched_cpu_seconds = 0;
+    std::vector<std::string> unmatched_names;  // the first few, for messages
+  };
+
+  // This profile with the entries of renamed and fused kernels moved onto the graph's operators
+  // (rules above; the roofline times of `devices` split a fused kernel's time). `match` says what
+  // was found.
+  ProfileCostModel resolvedFor(const OnnxGraph& graph, const DeviceSpec& devices, Match& match) const;
 
   // One row of ONNX Runtime's memory statistics, in bytes.
   struct MemoryStats {

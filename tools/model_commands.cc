@@ -79,11 +79,19 @@ Options:
 
 const char* const kInspectHelp = R"(Usage: onnx-placer inspect MODEL.onnx [options]
 
-Prints what onnx-placer sees in a model: operators, op-type histogram, weights, FLOPs and
-multiply-accumulates (roofline formulas), tensors without a static shape, and loader warnings.
+Prints what onnx-placer sees in a model: operators, op-type histogram, weights (and those several
+operators read), FLOPs and multiply-accumulates (roofline formulas), tensors without a static shape,
+loader warnings; and what the operators cost on the devices: the time per sample of the whole model
+on one accelerator and on one CPU core, the overheads the device specification adds (per operator,
+per boundary tensor), where the times come from (profile, plugin, roofline: how many operators each
+gives times to, and which operators mix two sources).
 
 Options:
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES
+                          the devices to cost the operators on (default: pcie3-4x16gb)
+  --cost-profile FILE, --cost-plugin LIB.so, --shared-weights M
+                          as for place
   --json                  machine-readable output
 )";
 
@@ -156,7 +164,8 @@ struct LoadedModel {
 };
 
 // Shared front half of place and export-workload: options, model, devices, costs.
-int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
+// With `report` false the loader's warnings and the cost notes are left in `out` for the caller to show.
+int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, bool report = true) {
   if (args.positional.size() != 1) return usageError(std::string(command) + " takes one MODEL.onnx", command);
   LoadOptions load_options;
   if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, command);
@@ -172,7 +181,7 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
   auto graph = loadOnnx(args.positional.front(), load_options);
   if (!graph) return fail(graph.status());
   out.graph = std::move(*graph);
-  if (!args.flags.count("quiet")) {
+  if (report && !args.flags.count("quiet")) {
     for (const std::string& w : out.graph.warnings)
       std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
   }
@@ -184,7 +193,7 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out) {
   auto annotation = annotateModel(out.graph, out.devices, sources, annotate_options);
   if (!annotation) return fail(annotation.status());
   out.annotation = std::move(*annotation);
-  if (!args.flags.count("quiet")) {
+  if (report && !args.flags.count("quiet")) {
     for (const std::string& note : out.annotation.notes)
       std::fprintf(stderr, "onnx-placer: %s\n", note.c_str());
     for (const std::string& w : out.annotation.warnings)
@@ -204,7 +213,10 @@ std::vector<OptionSpec> placeOptions() {
 }
 
 std::vector<OptionSpec> inspectOptions() {
-  return {{"dim", true, true}, {"json", false}, {"help", false}};
+  std::vector<OptionSpec> specs = kModelOptions;
+  std::erase_if(specs, [](const OptionSpec& o) { return o.name == "output"; });
+  specs.push_back({"json", false});
+  return specs;
 }
 
 std::vector<OptionSpec> exportWorkloadOptions() {
@@ -287,12 +299,63 @@ int runPlace(const Args& args) {
   return kOk;
 }
 
+namespace {
+
+// What the cost model gives the whole model, for inspect: its time per sample on one device of each
+// kind, the part of it that is operator overhead, and the operators whose two times come from
+// different sources.
+nlohmann::ordered_json costSummary(const LoadedModel& model) {
+  const Problem& p = model.annotation.problem;
+  const DeviceSpec& d = model.devices;
+  double accelerator = 0, cpu = 0;
+  int unsupported = 0;
+  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
+    if (p.graph[v].supportedOnAccelerator()) {
+      accelerator += p.graph[v].p_acc;
+    } else {
+      ++unsupported;
+    }
+    cpu += p.graph[v].p_cpu;
+  }
+  const double n = static_cast<double>(boost::num_vertices(p.graph));
+  nlohmann::ordered_json mixed = nlohmann::ordered_json::array();
+  std::size_t mixed_count = 0;
+  for (std::size_t v = 0; v < model.annotation.accelerator_source.size(); ++v) {
+    const int a = model.annotation.accelerator_source[v], c = model.annotation.cpu_source[v];
+    if (a < 0 || c < 0 || a == c) continue;
+    if (++mixed_count <= 10) mixed.push_back(model.graph.nodes[v].name);
+  }
+  nlohmann::ordered_json out;
+  out["devices"] = {{"name", d.name}, {"accelerators", d.accelerators.count}, {"cpus", d.cpus.count}};
+  out["overheads"] = {{"accelerator", {{"operator_seconds", d.accelerators.op_overhead},
+                                       {"boundary_seconds", d.accelerators.boundary_overhead}}},
+                      {"cpu",
+                       {{"operator_seconds", d.cpus.op_overhead},
+                        {"boundary_seconds", d.cpus.boundary_overhead},
+                        {"boundary_bandwidth", d.cpus.boundary_bandwidth}}}};
+  out["seconds_per_sample"] = {
+      {"one_accelerator", d.accelerators.count > 0 ? nlohmann::ordered_json(accelerator) : nullptr},
+      {"one_accelerator_operator_overhead", d.accelerators.op_overhead * (n - unsupported)},
+      {"operators_unsupported_on_accelerators", unsupported},
+      {"one_cpu", d.cpus.count > 0 ? nlohmann::ordered_json(cpu) : nullptr},
+      {"one_cpu_operator_overhead", d.cpus.op_overhead * n}};
+  out["cost_sources"] = model.annotation.notes;
+  out["mixed_sources"] = {{"count", mixed_count}, {"first", mixed}};
+  return out;
+}
+
+std::string microseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
+  return text;
+}
+
+}  // namespace
+
 int runInspect(const Args& args) {
-  if (args.positional.size() != 1) return usageError("inspect takes one MODEL.onnx", "inspect");
-  LoadOptions load_options;
-  if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, "inspect");
-  auto graph = loadOnnx(args.positional.front(), load_options);
-  if (!graph) return fail(graph.status());
+  LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "inspect", model, /*report=*/false); rc != kOk) return rc;
+  const OnnxGraph* graph = &model.graph;
   std::map<std::string, int> histogram;
   double flops = 0, macs = 0, weights = 0, weight_count = 0;
   int estimated_fallbacks = 0;
@@ -311,6 +374,14 @@ int runInspect(const Args& args) {
     }
     if (!t.bytes() && (!t.consumers.empty() || t.is_graph_output)) unknown.push_back(t.name);
   }
+  const std::vector<SharedWeight>& shared = model.annotation.problem.weights;
+  double shared_bytes = 0;
+  const SharedWeight* largest = nullptr;
+  for (const SharedWeight& w : shared) {
+    shared_bytes += w.bytes;
+    if (!largest || w.bytes > largest->bytes) largest = &w;
+  }
+  const nlohmann::ordered_json costs = costSummary(model);
   nlohmann::ordered_json out;
   out["model"] = graph->path;
   out["ir_version"] = graph->ir_version;
@@ -318,11 +389,15 @@ int runInspect(const Args& args) {
   out["operators"] = graph->nodes.size();
   out["op_types"] = histogram;
   out["weights"] = {{"tensors", weight_count}, {"bytes", weights}};
+  out["shared_weights"] = {{"tensors", shared.size()}, {"bytes", shared_bytes}};
   out["flops"] = flops;
   out["macs"] = macs;
   out["operators_without_exact_cost"] = estimated_fallbacks;
   out["tensors_without_static_shape"] = unknown;
+  out["costs"] = costs;
   out["warnings"] = graph->warnings;
+  for (const std::string& w : model.annotation.warnings)
+    out["warnings"].push_back(w);
   if (args.flags.count("json")) {
     std::cout << out.dump(2) << "\n";
     return kOk;
@@ -330,6 +405,10 @@ int runInspect(const Args& args) {
   std::printf("model        %s (IR %lld)\n", graph->path.c_str(), static_cast<long long>(graph->ir_version));
   std::printf("operators    %zu\n", graph->nodes.size());
   std::printf("weights      %.0f tensors, %.1f MB\n", weight_count, weights / 1e6);
+  if (largest) {
+    std::printf("shared       %zu weight(s) read by several operators, %.1f MB; largest \"%s\" (%.1f MB, %zu readers)\n",
+                shared.size(), shared_bytes / 1e6, largest->name.c_str(), largest->bytes / 1e6, largest->readers.size());
+  }
   std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n", flops / 1e9, macs / 1e9);
   std::printf("op types    ");
   for (const auto& [op, count] : histogram)
@@ -338,7 +417,35 @@ int runInspect(const Args& args) {
   if (estimated_fallbacks > 0)
     std::printf("fallback     %d operator(s) without an exact cost formula\n", estimated_fallbacks);
   std::printf("unknown      %zu tensor(s) without a static shape\n", unknown.size());
+  const DeviceSpec& d = model.devices;
+  std::printf("devices      %s: %d accelerator(s), %d CPU core(s)\n", d.name.c_str(), d.accelerators.count,
+              d.cpus.count);
+  const auto& per_sample = costs["seconds_per_sample"];
+  if (d.accelerators.count > 0) {
+    std::printf("time         %.4g ms per sample on one accelerator (%.4g ms of it operator overhead)\n",
+                per_sample["one_accelerator"].get<double>() * 1e3,
+                per_sample["one_accelerator_operator_overhead"].get<double>() * 1e3);
+  }
+  if (d.cpus.count > 0) {
+    std::printf("time         %.4g ms per sample on one CPU core (%.4g ms of it operator overhead)\n",
+                per_sample["one_cpu"].get<double>() * 1e3, per_sample["one_cpu_operator_overhead"].get<double>() * 1e3);
+  }
+  std::printf("overheads    accelerator: %s per operator, link + %s per boundary tensor; cpu: %s per operator, %s",
+              microseconds(d.accelerators.op_overhead).c_str(), microseconds(d.accelerators.boundary_overhead).c_str(),
+              microseconds(d.cpus.op_overhead).c_str(), microseconds(d.cpus.boundary_overhead).c_str());
+  if (d.cpus.boundary_bandwidth > 0) std::printf(" + bytes / %.3g GB/s", d.cpus.boundary_bandwidth / 1e9);
+  std::printf(" per boundary tensor\n");
+  for (const std::string& note : model.annotation.notes)
+    std::printf("costs        %s\n", note.c_str());
+  if (costs["mixed_sources"]["count"].get<std::size_t>() > 0) {
+    std::printf("mixed        e.g.");
+    for (const auto& name : costs["mixed_sources"]["first"])
+      std::printf(" %s", name.get<std::string>().c_str());
+    std::printf("\n");
+  }
   for (const std::string& w : graph->warnings)
+    std::printf("warning      %s\n", w.c_str());
+  for (const std::string& w : model.annotation.warnings)
     std::printf("warning      %s\n", w.c_str());
   return kOk;
 }

@@ -153,12 +153,44 @@ TEST_F(CliTest, CostProfilesOverrideTheRoofline) {
   RunResult profiled = run({"export-workload", model("resnet50_light.onnx"), "--cost-profile", profile});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
-  EXPECT_NE(profiled.err.find("cost profile gives times for"), std::string::npos) << profiled.err;
+  EXPECT_NE(profiled.err.find("cost profile: 5 of 122 operators matched (3 by name, 0 by the tensor"), std::string::npos)
+      << profiled.err;
   EXPECT_NE(plain.out, profiled.out) << "profiled operators take the measured times";
   const std::string broken = write("broken.json", R"({"version": 1, "unit": "minutes", "nodes": {}})");
   RunResult bad = run({"place", model("resnet50_light.onnx"), "--cost-profile", broken});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("broken.json"), std::string::npos) << bad.err;
+}
+
+// A CPU trace of an optimised graph: inspect says what it matched, on a CPU-only device set and,
+// with accelerators, which operators mix a profiled CPU time with a roofline accelerator time.
+TEST_F(CliTest, InspectShowsWhereTheTimesComeFrom) {
+  const std::string trace = dataPath("profiles/ort130_light_squeezenet_cpu_optimized.json").string();
+  RunResult cpus = run({"inspect", model("light_squeezenet.onnx"), "--devices", "cpu-only-8", "--cost-profile", trace});
+  ASSERT_EQ(cpus.exit_code, 0) << cpus.err;
+  EXPECT_NE(cpus.out.find("cost profile: 66 of 66 operators matched (10 by name, 29 by the tensor a renamed "
+                          "kernel writes, 27 fused into those kernels"),
+            std::string::npos)
+      << cpus.out;
+  EXPECT_NE(cpus.out.find("1 entries match no operator"), std::string::npos) << cpus.out;
+  EXPECT_NE(cpus.out.find("profile: accelerator times for 0, cpu times for 66"), std::string::npos) << cpus.out;
+  EXPECT_EQ(cpus.out.find("mixed"), std::string::npos) << cpus.out;
+  RunResult mixed = run({"inspect", model("light_squeezenet.onnx"), "--cost-profile", trace, "--json"});
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+  const auto json = nlohmann::json::parse(mixed.out);
+  EXPECT_EQ(json["costs"]["mixed_sources"]["count"], 66);
+  EXPECT_EQ(json["costs"]["mixed_sources"]["first"].size(), 10u);
+  EXPECT_EQ(json["costs"]["devices"]["accelerators"], 4);
+  // The overheads of a device file show, with what they add to the model.
+  const std::string devices = write("overheads.json", R"({"accelerators": {"count": 0},
+      "cpus": {"count": 2, "peak_flops": 7e10, "memory_bandwidth": 2e10, "op_overhead": 4e-6,
+               "boundary_overhead": 3e-5, "boundary_bandwidth": 1e10}})");
+  RunResult overheads = run({"inspect", model("light_squeezenet.onnx"), "--devices", devices});
+  ASSERT_EQ(overheads.exit_code, 0) << overheads.err;
+  EXPECT_NE(overheads.out.find("(0.264 ms of it operator overhead)"), std::string::npos) << overheads.out;
+  EXPECT_NE(overheads.out.find("cpu: 4 us per operator, 30 us + bytes / 10 GB/s per boundary tensor"),
+            std::string::npos)
+      << overheads.out;
 }
 
 TEST_F(CliTest, CostPluginsAreAskedFirst) {

@@ -24,15 +24,16 @@ TEST(PluginCostModel, AnswersConvsAndLeavesTheRestToTheRoofline) {
   int convs = 0;
   for (int v = 0; v < static_cast<int>(graph->nodes.size()); ++v) {
     const OpNode& node = annotated->problem.graph[v];
-    const auto roof = *roofline.estimate(*graph, v, spec);
+    const TimeEstimate roof = roofline.estimate(*graph, v, spec);
+    ASSERT_TRUE(roof.accelerator && roof.cpu);
     if (graph->nodes[v].op_type == "Conv") {
       ++convs;
       const auto& input = graph->tensors[graph->nodes[v].inputs[0]];
       EXPECT_DOUBLE_EQ(node.p_acc, 1e-6 * static_cast<double>((*input.shape)[1])) << graph->nodes[v].name;
       EXPECT_DOUBLE_EQ(node.p_cpu, 1e-4);
     } else {
-      EXPECT_DOUBLE_EQ(node.p_acc, roof.accelerator) << graph->nodes[v].name;
-      EXPECT_DOUBLE_EQ(node.p_cpu, roof.cpu);
+      EXPECT_DOUBLE_EQ(node.p_acc, *roof.accelerator) << graph->nodes[v].name;
+      EXPECT_DOUBLE_EQ(node.p_cpu, *roof.cpu);
     }
   }
   EXPECT_EQ(convs, 53);

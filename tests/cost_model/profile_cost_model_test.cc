@@ -6,8 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cost_model/cost_sources.h"
+#include "passes/pass_manager.h"
+#include "solvers/evaluate.h"
 
 #include "tests/test_util.h"
 
@@ -46,15 +54,15 @@ ProfileCostModel load(const std::vector<std::string>& names) {
   return model.hasValue() ? std::move(*model) : ProfileCostModel{};
 }
 
-std::optional<NodeTimes> estimateFor(const ProfileCostModel& model, const std::string& node) {
+TimeEstimate estimateFor(const ProfileCostModel& model, const std::string& node) {
   return model.estimate(resnet(), nodeIndex(resnet(), node), DeviceSpec{});
 }
 
 void expectTimes(const ProfileCostModel& model, const std::string& node, double accelerator, double cpu) {
-  auto times = estimateFor(model, node);
-  ASSERT_TRUE(times.has_value()) << node;
-  EXPECT_DOUBLE_EQ(times->accelerator, accelerator) << node;
-  EXPECT_DOUBLE_EQ(times->cpu, cpu) << node;
+  const TimeEstimate times = estimateFor(model, node);
+  ASSERT_TRUE(times.accelerator && times.cpu) << node;
+  EXPECT_DOUBLE_EQ(*times.accelerator, accelerator) << node;
+  EXPECT_DOUBLE_EQ(*times.cpu, cpu) << node;
 }
 
 TEST(OpSignature, ShapesOfEveryInput) {
@@ -78,14 +86,14 @@ TEST(OpSignature, UnknownDimensionsAndOmittedInputs) {
 TEST(ProfileCostModel, ByNodeName) {
   ProfileCostModel model = load({"own_ms.json"});
   expectTimes(model, "/conv1/Conv", 0.5e-3, 20e-3);
-  EXPECT_FALSE(estimateFor(model, "/maxpool/MaxPool").has_value()) << "not in the profile";
+  EXPECT_TRUE(estimateFor(model, "/maxpool/MaxPool").empty()) << "not in the profile";
 }
 
 TEST(ProfileCostModel, BySignature) {
   ProfileCostModel model = load({"own_ms.json"});
   expectTimes(model, "/layer1/layer1.0/conv2/Conv", 0.2e-3, 8e-3);
   expectTimes(model, "/layer1/layer1.2/conv2/Conv", 0.2e-3, 8e-3);
-  EXPECT_FALSE(estimateFor(model, "/layer1/layer1.0/conv1/Conv").has_value()) << "a 1x1 conv";
+  EXPECT_TRUE(estimateFor(model, "/layer1/layer1.0/conv1/Conv").empty()) << "a 1x1 conv";
 }
 
 TEST(ProfileCostModel, NodeNameWinsOverSignature) {
@@ -108,13 +116,16 @@ TEST(ProfileCostModel, UnitsConvertToSeconds) {
     expectTimes(*model, "/conv1/Conv", 0.5e-3, 20e-3);
 }
 
-TEST(ProfileCostModel, OrtTraceAveragesRunsAndSplitsProviders) {
+TEST(ProfileCostModel, OrtTraceTakesTheMedianRunAndSplitsProviders) {
   ProfileCostModel model = load({"ort_trace.json"});
-  // Two CUDA runs of conv1 (100, 300 us) but no CPU run: only half the answer, so none.
-  EXPECT_FALSE(estimateFor(model, "/conv1/Conv").has_value());
+  // Two CUDA runs of conv1 (100, 300 us) and no CPU run: an accelerator time only.
+  const TimeEstimate conv = estimateFor(model, "/conv1/Conv");
+  ASSERT_TRUE(conv.accelerator.has_value());
+  EXPECT_DOUBLE_EQ(*conv.accelerator, 200e-6);
+  EXPECT_FALSE(conv.cpu.has_value());
   // MaxPool: CPU 40, 60, 50 us -> 50 us; CUDA 8 us.
   expectTimes(model, "/maxpool/MaxPool", 8e-6, 50e-6);
-  EXPECT_EQ(model.matchedNodes(resnet()), 1u);
+  EXPECT_EQ(model.matchedNodes(resnet()), 3u) << "conv1, maxpool and relu";
 }
 
 TEST(ProfileCostModel, FilesMergePerDeviceAndLaterFilesWin) {
@@ -167,21 +178,135 @@ TEST(ProfileCostModel, StacksInFrontOfTheRoofline) {
   ASSERT_EQ(boost::num_vertices(p), g.nodes.size());
   std::size_t profiled = 0;
   for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v) {
-    auto expected = profile.estimate(g, v, spec);
-    if (expected) {
-      ++profiled;
-    } else {
-      expected = roofline.estimate(g, v, spec);
-    }
-    ASSERT_TRUE(expected.has_value());
-    EXPECT_EQ(p[v].p_acc, expected->accelerator) << g.nodes[v].name;
-    EXPECT_EQ(p[v].p_cpu, expected->cpu) << g.nodes[v].name;
+    const TimeEstimate measured = profile.estimate(g, v, spec), estimated = roofline.estimate(g, v, spec);
+    if (!measured.empty()) ++profiled;
+    // Per kind of device: the profile's time where it has one, the roofline's otherwise.
+    EXPECT_EQ(p[v].p_acc, measured.accelerator.value_or(*estimated.accelerator)) << g.nodes[v].name;
+    EXPECT_EQ(p[v].p_cpu, measured.cpu.value_or(*estimated.cpu)) << g.nodes[v].name;
   }
   EXPECT_EQ(profiled, 5u);
   const int conv1 = nodeIndex(g, "/conv1/Conv");
   EXPECT_DOUBLE_EQ(p[conv1].p_cpu, 20e-3);
   EXPECT_NE(p[nodeIndex(g, "/maxpool/MaxPool")].p_cpu, 0);
   EXPECT_EQ(p[nodeIndex(g, "/relu/Relu")].p_acc, kInf);
+}
+
+// A CPU trace of light_squeezenet recorded with ONNX Runtime 1.30 at graph optimisation level 'all'
+// (3 runs, kernel events only): its Conv+Relu kernels are renamed `<output>_nchwc`, and it has a
+// ReorderOutput kernel of its own.
+constexpr const char* kOptimizedTrace = "ort130_light_squeezenet_cpu_optimized.json";
+
+const OnnxGraph& squeezenet() {
+  static const OnnxGraph graph = [] {
+    auto loaded = loadOnnx(dataPath("models/light_squeezenet.onnx"));
+    EXPECT_TRUE(loaded.hasValue()) << loaded.status().message();
+    return loaded.hasValue() ? std::move(*loaded) : OnnxGraph{};
+  }();
+  return graph;
+}
+
+// The trace's kernels and their median durations in seconds, read here without the library.
+std::map<std::string, double> kernelMedians(const std::string& fixture) {
+  std::ifstream in(profile(fixture));
+  const nlohmann::json events = nlohmann::json::parse(in);
+  std::map<std::string, std::vector<double>> runs;
+  for (const auto& e : events) {
+    const std::string name = e["name"];
+    runs[name.substr(0, name.size() - std::string("_kernel_time").size())].push_back(e["dur"].get<double>());
+  }
+  std::map<std::string, double> out;
+  for (auto& [name, durations] : runs) {
+    std::sort(durations.begin(), durations.end());
+    const std::size_t n = durations.size();
+    out[name] = (n % 2 ? durations[n / 2] : (durations[n / 2 - 1] + durations[n / 2]) / 2) * 1e-6;
+  }
+  return out;
+}
+
+// No accelerators, two cores, no overheads: the times are the trace's alone.
+DeviceSpec twoCores() {
+  DeviceSpec spec;
+  spec.name = "two cores";
+  spec.cpus = {2, 7.2e10, 2e10};
+  return spec;
+}
+
+TEST(ProfileCostModel, OptimizedCpuTraceMatchesRenamedAndFusedKernels) {
+  const OnnxGraph& g = squeezenet();
+  ProfileCostModel trace = load({kOptimizedTrace});
+  ProfileCostModel::Match match;
+  const ProfileCostModel resolved = trace.resolvedFor(g, twoCores(), match);
+  EXPECT_EQ(match.exact, 10);
+  EXPECT_EQ(match.renamed, 29) << "Conv kernels named after their Relu's output, with _nchwc";
+  EXPECT_EQ(match.fused, 27) << "the Relus (and the Conv before a renamed Relu) folded into them";
+  EXPECT_EQ(match.unmatched_entries, 1);
+  ASSERT_EQ(match.unmatched_names.size(), 1u);
+  EXPECT_EQ(match.unmatched_names.front(), "ReorderOutput");
+  const std::map<std::string, double> medians = kernelMedians(kOptimizedTrace);
+  EXPECT_DOUBLE_EQ(match.unmatched_cpu_seconds, medians.at("ReorderOutput"));
+  EXPECT_EQ(resolved.matchedNodes(g), g.nodes.size());
+  EXPECT_EQ(trace.matchedNodes(g), 10u) << "by name alone";
+}
+
+// The case: a CPU trace and a CPU-only device set. Every operator takes its time from the
+// trace, and together they take the trace's kernel time less the inserted ReorderOutput.
+TEST(ProfileCostModel, CpuTraceGivesACpuOnlyDeviceSetItsTimes) {
+  const OnnxGraph& g = squeezenet();
+  const DeviceSpec spec = twoCores();
+  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt});
+  ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
+  const std::map<std::string, double> medians = kernelMedians(kOptimizedTrace);
+  double kernels = 0;
+  for (const auto& [name, seconds] : medians)
+    kernels += name == "ReorderOutput" ? 0 : seconds;
+  const OpGraph& p = annotated->problem.graph;
+  double total = 0;
+  for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v) {
+    EXPECT_EQ(annotated->cpu_source[v], 0) << g.nodes[v].name << " takes the profile's time";
+    EXPECT_EQ(annotated->accelerator_source[v], -1) << "no accelerators";
+    EXPECT_TRUE(std::isinf(p[v].p_acc));
+    total += p[v].p_cpu;
+    if (auto it = medians.find(g.nodes[v].name); it != medians.end()) {
+      EXPECT_DOUBLE_EQ(p[v].p_cpu, it->second) << g.nodes[v].name;
+    }
+  }
+  EXPECT_NEAR(total, kernels, 1e-9 * kernels);
+  ASSERT_FALSE(annotated->notes.empty());
+  EXPECT_NE(annotated->notes.front().find("66 of 66 operators matched"), std::string::npos)
+      << annotated->notes.front();
+  EXPECT_NE(annotated->notes.front().find("1 entries match no operator"), std::string::npos)
+      << annotated->notes.front();
+  // The placement is made of those times: the two cores' loads add up to the trace.
+  auto outcome = runPipeline(annotated->problem, pipelineFor("dp"));
+  ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
+  const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
+  EXPECT_NEAR(eval.devices[0].load + eval.devices[1].load, kernels, 1e-9 * kernels);
+  EXPECT_GT(eval.devices[0].load, 0);
+  EXPECT_GT(eval.devices[1].load, 0);
+}
+
+// With accelerators, a node the trace times only on the CPU keeps the roofline's accelerator time.
+TEST(ProfileCostModel, WithAcceleratorsACpuTimeKeepsTheRooflineAcceleratorTime) {
+  const OnnxGraph& g = squeezenet();
+  DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
+  spec.accelerators.op_overhead = spec.accelerators.boundary_overhead = 0;
+  spec.cpus = twoCores().cpus;  // the same CPU figures: a fused kernel's time splits the same way
+  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt});
+  ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
+  auto cpu_only = annotateModel(g, twoCores(), CostSources{{profile(kOptimizedTrace)}, std::nullopt});
+  ASSERT_TRUE(cpu_only.hasValue());
+  RooflineCostModel roofline;
+  for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v) {
+    const OpNode& node = annotated->problem.graph[v];
+    EXPECT_EQ(annotated->accelerator_source[v], 1) << "the roofline, second in the stack";
+    EXPECT_EQ(annotated->cpu_source[v], 0) << "the profile";
+    EXPECT_EQ(node.p_acc, *roofline.estimate(g, v, spec).accelerator) << g.nodes[v].name;
+    EXPECT_DOUBLE_EQ(node.p_cpu, cpu_only->problem.graph[v].p_cpu) << g.nodes[v].name;
+  }
+  const std::string notes = annotated->notes.back();
+  EXPECT_NE(notes.find("66 operator(s) take their accelerator and cpu times from different sources"),
+            std::string::npos)
+      << notes;
 }
 
 // The error for one fixture in errors/: its code, and a message naming the file and the place.
