@@ -43,13 +43,10 @@ OpShapeInfo shapeInfo(const OnnxGraph& graph, int node) {
 TimeEstimate RooflineCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const {
   const OpWork work = estimateWork(shapeInfo(graph, node));
   TimeEstimate times;
+  // From the figures alone: a section with count 0 and no figures gives +inf.
   times.accelerator =
-      devices.accelerators.count > 0
-          ? rooflineSeconds(work, {devices.accelerators.peak_flops, devices.accelerators.memory_bandwidth})
-          : kInfinity;
-  times.cpu = devices.cpus.count > 0
-                  ? rooflineSeconds(work, {devices.cpus.peak_flops, devices.cpus.memory_bandwidth})
-                  : kInfinity;
+      rooflineSeconds(work, {devices.accelerators.peak_flops, devices.accelerators.memory_bandwidth});
+  times.cpu = rooflineSeconds(work, {devices.cpus.peak_flops, devices.cpus.memory_bandwidth});
   return times;
 }
 
@@ -121,21 +118,25 @@ void applyMemoryOverrides(const OnnxGraph& graph, const AnnotateOptions& options
   }
 }
 
-// The times of node v: for each kind of device the set has, the first model that gives one.
+// The times of node v: for each kind of device, the first model that gives one. A kind the device
+// set lacks still takes a time when a model has one (an exported workload keeps it), but records
+// no source and may stay +inf.
 Status askModels(const OnnxGraph& graph, int v, const DeviceSpec& devices,
                  const std::vector<const CostModel*>& models, OpNode& op, int& accelerator_source,
                  int& cpu_source) {
   const bool need_accelerator = devices.accelerators.count > 0, need_cpu = devices.cpus.count > 0;
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    if ((!need_accelerator || accelerator_source >= 0) && (!need_cpu || cpu_source >= 0)) break;
+  bool have_accelerator = false, have_cpu = false;
+  for (std::size_t i = 0; i < models.size() && !(have_accelerator && have_cpu); ++i) {
     const TimeEstimate times = models[i]->estimate(graph, v, devices);
-    if (need_accelerator && accelerator_source < 0 && times.accelerator) {
+    if (!have_accelerator && times.accelerator) {
       op.p_acc = *times.accelerator;
-      accelerator_source = static_cast<int>(i);
+      have_accelerator = true;
+      if (need_accelerator) accelerator_source = static_cast<int>(i);
     }
-    if (need_cpu && cpu_source < 0 && times.cpu) {
+    if (!have_cpu && times.cpu) {
       op.p_cpu = *times.cpu;
-      cpu_source = static_cast<int>(i);
+      have_cpu = true;
+      if (need_cpu) cpu_source = static_cast<int>(i);
     }
   }
   if ((need_accelerator && accelerator_source < 0) || (need_cpu && cpu_source < 0)) {

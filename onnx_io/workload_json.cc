@@ -368,6 +368,12 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
   int next_class = 0;
   for (Vertex v = 0; v < n; ++v) {
     if (g[v].colocation) next_class = std::max(next_class, *g[v].colocation + 1);
+    // The format has no "cannot run on a CPU"; a time it cannot hold would come back as null.
+    if (!std::isfinite(g[v].p_cpu)) {
+      return invalidInput(describeNode(g, v) +
+                          " has no CPU time (the device specification gives no CPU figures and no profile "
+                          "times it), and the workload format needs one");
+    }
   }
   nlohmann::ordered_json out;
   out["maxSizePerFPGA"] = problem.devices.memory;

@@ -113,6 +113,17 @@ TEST_F(CliTest, ModelCommandErrors) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("infeasible"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(report));
+  // Accelerators only, no CPU figures: the workload format cannot hold the missing CPU times.
+  const std::string no_cpu = write("no_cpu.json", R"({"accelerators": {"count": 2, "memory": 1e10,
+      "peak_flops": 1e13, "memory_bandwidth": 1e12}, "cpus": {"count": 0}, "link": {"bandwidth": 1e10}})");
+  const std::string exported = (work_ / "w.json").string();
+  r = run({"export-workload", model("light_squeezenet.onnx"), "--devices", no_cpu, "-o", exported});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("has no CPU time (the device specification gives no CPU figures"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(exported));
+  EXPECT_EQ(run({"place", model("light_squeezenet.onnx"), "--devices", no_cpu, "-q"}).exit_code, 0)
+      << "placing needs no CPU times";
 }
 
 TEST_F(CliTest, PlaceWritesTheAnnotatedModelAndStages) {
