@@ -102,6 +102,7 @@ struct Tables {
   TimeTable by_name;
   TimeTable by_signature;
   std::map<std::string, ProfileCostModel::MemoryStats> memory;
+  std::map<std::string, double> first_run;  // trace kernels: when each first ran (the trace's "ts")
 };
 
 Status readOwnJson(const Json& root, const std::string& source, Tables& tables) {
@@ -176,6 +177,11 @@ Status readOrtTrace(const Json& events, const std::string& source, Tables& table
                           "ONNX Runtime that records each kernel's provider)");
     if (node.empty()) continue;
     (args->at("provider") == kCpuProvider ? cpu[node] : accelerator[node]).push_back(*t);
+    // Execution order: the start time when the trace has one, else the event's position.
+    const double at = event.contains("ts") && event["ts"].is_number() ? event["ts"].get<double>()
+                                                                      : static_cast<double>(i);
+    auto [seen, inserted] = tables.first_run.try_emplace(node, at);
+    if (!inserted) seen->second = std::min(seen->second, at);
   }
   for (const auto& [node, runs] : cpu)
     tables.by_name[node].cpu = median(runs) * 1e-6;
@@ -317,22 +323,22 @@ namespace {
 
 constexpr std::string_view kRenamedSuffixes[] = {"_nchwc"};
 
-// Operators ONNX Runtime folds into the kernel before them (activations, a residual Add).
-bool elementwise(const std::string& op_type) {
-  static const std::set<std::string> kinds{"Relu", "Clip",    "Add",  "Sum",       "Sigmoid", "Tanh",
-                                           "Mul",  "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu"};
+// Operators ONNX Runtime folds into the kernel before them (activations, a residual Add, a scale).
+bool foldsForward(const std::string& op_type) {
+  static const std::set<std::string> kinds{"Relu", "Clip",      "Add",         "Sum",       "Sigmoid", "Tanh",
+                                           "Mul",  "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu",    "Div"};
   return kinds.count(op_type) > 0;
 }
 
-// The one operator-produced input of `node` (weights and graph inputs aside), or -1.
-int singleProducer(const OnnxGraph& graph, int node) {
-  int producer = -1;
+// The operator-produced inputs of `node` (weights and graph inputs aside), each producer once.
+std::vector<int> producers(const OnnxGraph& graph, int node) {
+  std::vector<int> out;
   for (int t : graph.nodes[node].inputs) {
     if (t < 0 || graph.tensors[t].is_weight || graph.tensors[t].producer < 0) continue;
-    if (producer >= 0 && graph.tensors[t].producer != producer) return -1;
-    producer = graph.tensors[t].producer;
+    if (std::find(out.begin(), out.end(), graph.tensors[t].producer) == out.end())
+      out.push_back(graph.tensors[t].producer);
   }
-  return producer;
+  return out;
 }
 
 // The one reader of `node`'s outputs, when a single output tensor is read by a single operator and
@@ -350,6 +356,38 @@ int soleReader(const OnnxGraph& graph, int node) {
   return reader;
 }
 
+// The operator a kernel's name stands for when ONNX Runtime renamed it: `<tensor>_nchwc` (the
+// producer of that tensor) or `<node>/<Fusion>/...` (the longest '/'-prefix naming an operator).
+int renamedKernelEnd(const OnnxGraph& graph, const std::map<std::string, int>& node_of_name,
+                     const std::string& name) {
+  std::string tensor = name;
+  for (std::string_view suffix : kRenamedSuffixes) {
+    if (tensor.size() > suffix.size() && tensor.ends_with(suffix)) tensor.resize(tensor.size() - suffix.size());
+  }
+  if (auto t = graph.tensor_index.find(tensor); t != graph.tensor_index.end() && graph.tensors[t->second].producer >= 0)
+    return graph.tensors[t->second].producer;
+  if (name.find("Fusion") == std::string::npos) return -1;
+  for (std::size_t cut = name.rfind('/'); cut != std::string::npos && cut > 0; cut = name.rfind('/', cut - 1)) {
+    if (auto it = node_of_name.find(name.substr(0, cut)); it != node_of_name.end()) return it->second;
+  }
+  return -1;
+}
+
+// Adds `total` to the members' times of one kind, split in proportion to `weight` (their roofline
+// times; equally when those give nothing).
+void spread(const std::optional<double>& total, const std::vector<int>& members, const std::vector<double>& weight,
+            std::map<int, double>& into) {
+  if (!total || members.empty()) return;
+  double sum = 0;
+  for (double w : weight)
+    sum += std::isfinite(w) ? w : 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const double share = sum > 0 ? (std::isfinite(weight[i]) ? weight[i] / sum : 0)
+                                 : 1.0 / static_cast<double>(members.size());
+    into[members[i]] += std::isfinite(*total) ? *total * share : *total;
+  }
+}
+
 }  // namespace
 
 ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const DeviceSpec& devices,
@@ -359,79 +397,129 @@ ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const Dev
   std::map<std::string, int> node_of_name;
   for (int v = 0; v < n; ++v)
     node_of_name.emplace(graph.nodes[v].name, v);
-  // taken[v]: v has an entry of its own or belongs to a kernel already.
+  RooflineCostModel roofline;
+  std::vector<TimeEstimate> estimate(n);
+  for (int v = 0; v < n; ++v)
+    estimate[v] = roofline.estimate(graph, v, devices);
+
+  // 1. Entries naming an operator; 2. renamed kernels and the operators fused into them.
   std::vector<char> taken(n, 0);
-  struct Kernel {
-    const std::string* name;
-    const Times* times;
-    int end;  // the operator that writes the kernel's output
-  };
-  std::vector<Kernel> kernels;
+  std::map<std::string, int> anchor;  // entry -> the operator it is placed at, for execution order
+  std::vector<std::pair<const std::string*, int>> kernels;
+  std::vector<const std::string*> leftover;
   for (const auto& [name, times] : by_name_) {
     if (auto it = node_of_name.find(name); it != node_of_name.end()) {
       taken[it->second] = 1;
+      anchor[name] = it->second;
       ++match.exact;
+    } else if (const int end = renamedKernelEnd(graph, node_of_name, name); end >= 0) {
+      kernels.emplace_back(&name, end);
+    } else {
+      leftover.push_back(&name);
+    }
+  }
+  // Every kernel's own operator first, so no kernel's walk takes another kernel's operator.
+  std::vector<std::pair<const std::string*, int>> placed;
+  for (const auto& [name, end] : kernels) {
+    if (taken[end]) {  // its operator has an entry of its own, or another kernel ends there
+      leftover.push_back(name);
       continue;
     }
-    std::string tensor = name;
-    for (std::string_view suffix : kRenamedSuffixes) {
-      if (tensor.size() > suffix.size() && tensor.ends_with(suffix)) tensor.resize(tensor.size() - suffix.size());
-    }
-    auto t = graph.tensor_index.find(tensor);
-    if (t != graph.tensor_index.end() && graph.tensors[t->second].producer >= 0) {
-      kernels.push_back({&name, &times, graph.tensors[t->second].producer});
-      continue;
-    }
-    ++match.unmatched_entries;
-    if (match.unmatched_names.size() < 5) match.unmatched_names.push_back(name);
-    if (times.accelerator && std::isfinite(*times.accelerator)) match.unmatched_accelerator_seconds += *times.accelerator;
-    if (times.cpu) match.unmatched_cpu_seconds += *times.cpu;
+    taken[end] = 1;
+    anchor[*name] = end;
+    placed.emplace_back(name, end);
   }
-  for (const Kernel& k : kernels) {
-    if (taken[k.end]) continue;  // two kernels end at one operator: the first keeps it
-    taken[k.end] = 1;
-  }
-
-  ProfileCostModel out = *this;
-  RooflineCostModel roofline;
-  std::set<int> claimed_ends;
-  for (const Kernel& k : kernels) {
-    if (!claimed_ends.insert(k.end).second) continue;
-    std::vector<int> group{k.end};
-    for (int u = singleProducer(graph, k.end); u >= 0 && !taken[u] && soleReader(graph, u) == group.front();
-         u = singleProducer(graph, u)) {
-      taken[u] = 1;
-      group.insert(group.begin(), u);
+  std::map<int, double> added_accelerator, added_cpu;
+  for (const auto& [name, end] : placed) {
+    std::vector<int> group{end};
+    // Back: the chain whose single output feeds only the next member (a Conv before its Clip), and
+    // Transposes folded into a fused MatMul.
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const std::vector<int> inputs = producers(graph, group[i]);
+      for (int u : inputs) {
+        if (taken[u] || soleReader(graph, u) != group[i]) continue;
+        if (inputs.size() != 1 && graph.nodes[u].op_type != "Transpose") continue;
+        taken[u] = 1;
+        group.push_back(u);
+      }
     }
-    for (int a = soleReader(graph, k.end); a >= 0 && !taken[a] && elementwise(graph.nodes[a].op_type);
+    // Forward: element-wise operators that alone read the kernel's output (activations, residual Add).
+    for (int a = soleReader(graph, end); a >= 0 && !taken[a] && foldsForward(graph.nodes[a].op_type);
          a = soleReader(graph, a)) {
       taken[a] = 1;
       group.push_back(a);
     }
     ++match.renamed;
     match.fused += static_cast<int>(group.size()) - 1;
-    // Split each kind's time in proportion to the roofline's times of that kind.
-    std::vector<TimeEstimate> weights;
-    for (int v : group)
-      weights.push_back(roofline.estimate(graph, v, devices));
-    auto split = [&](const std::optional<double>& total, auto member_weight, auto assign) {
-      if (!total) return;
-      double sum = 0;
-      for (const TimeEstimate& w : weights) {
-        const double x = member_weight(w);
-        if (std::isfinite(x)) sum += x;
-      }
-      for (std::size_t i = 0; i < group.size(); ++i) {
-        const double x = member_weight(weights[i]);
-        const double share = sum > 0 ? (std::isfinite(x) ? x / sum : 0) : 1.0 / static_cast<double>(group.size());
-        assign(out.by_name_[graph.nodes[group[i]].name], std::isfinite(*total) ? *total * share : *total);
-      }
-    };
-    split(k.times->accelerator, [](const TimeEstimate& w) { return w.accelerator.value_or(0); },
-          [](Times& t, double x) { t.accelerator = x; });
-    split(k.times->cpu, [](const TimeEstimate& w) { return w.cpu.value_or(0); },
-          [](Times& t, double x) { t.cpu = x; });
+    std::vector<double> acc, cpu;
+    for (int v : group) {
+      acc.push_back(estimate[v].accelerator.value_or(0));
+      cpu.push_back(estimate[v].cpu.value_or(0));
+    }
+    const Times& t = by_name_.at(*name);
+    spread(t.accelerator, group, acc, added_accelerator);
+    spread(t.cpu, group, cpu, added_cpu);
   }
+
+  // 3. Kernels that name nothing of the graph (a fused SkipLayerNormalization, a Gelu built from
+  // Div/Erf/Mul): placed by execution order, over the operators still without a time that lie
+  // between the operators of the kernels before and after them.
+  std::vector<std::pair<std::pair<int, double>, const std::string*>> timeline;
+  for (const auto& [name, at] : order_)
+    timeline.push_back({at, &name});
+  std::sort(timeline.begin(), timeline.end());
+  std::vector<char> residual(n, 0);
+  for (int v = 0; v < n; ++v)
+    residual[v] = !taken[v];
+  for (const std::string* name : leftover) {
+    const Times& t = by_name_.at(*name);
+    std::vector<int> members;
+    auto at = std::find_if(timeline.begin(), timeline.end(), [&](const auto& e) { return *e.second == *name; });
+    if (at != timeline.end()) {
+      int before = -1, after = n;
+      for (auto it = at; it != timeline.begin();) {
+        --it;
+        if (auto a = anchor.find(*it->second); a != anchor.end()) {
+          before = a->second;
+          break;
+        }
+      }
+      for (auto it = at + 1; it != timeline.end(); ++it) {
+        if (auto a = anchor.find(*it->second); a != anchor.end()) {
+          after = a->second;
+          break;
+        }
+      }
+      if (before > after) std::swap(before, after);
+      for (int v = before + 1; v < after; ++v) {
+        if (residual[v]) members.push_back(v);
+      }
+    }
+    if (members.empty()) {
+      ++match.unmatched_entries;
+      if (match.unmatched_names.size() < 5) match.unmatched_names.push_back(*name);
+      if (t.accelerator && std::isfinite(*t.accelerator)) match.unmatched_accelerator_seconds += *t.accelerator;
+      if (t.cpu) match.unmatched_cpu_seconds += *t.cpu;
+      continue;
+    }
+    ++match.by_order;
+    std::vector<double> acc, cpu;
+    for (int v : members) {
+      acc.push_back(estimate[v].accelerator.value_or(0));
+      cpu.push_back(estimate[v].cpu.value_or(0));
+    }
+    spread(t.accelerator, members, acc, added_accelerator);
+    spread(t.cpu, members, cpu, added_cpu);
+  }
+  for (int v = 0; v < n; ++v) {
+    if (residual[v] && (added_accelerator.count(v) || added_cpu.count(v))) ++match.ordered;
+  }
+
+  ProfileCostModel out = *this;
+  for (const auto& [v, seconds] : added_accelerator)
+    out.by_name_[graph.nodes[v].name].accelerator = seconds;
+  for (const auto& [v, seconds] : added_cpu)
+    out.by_name_[graph.nodes[v].name].cpu = seconds;
   return out;
 }
 
@@ -457,6 +545,8 @@ Expected<ProfileCostModel> loadProfile(const std::vector<std::filesystem::path>&
     if (!s) return s;
     mergeTimes(tables.by_name, model.by_name_);
     mergeTimes(tables.by_signature, model.by_signature_);
+    for (const auto& [name, at] : tables.first_run)
+      model.order_[name] = {static_cast<int>(&path - files.data()), at};
     for (auto& [name, stats] : tables.memory)
       model.memory_[name] = stats;
   }

@@ -44,17 +44,25 @@
 //
 // Traces of optimised graphs. With graph optimisations on, ONNX Runtime fuses operators into one
 // kernel and renames kernels: its CPU layout transformer names a fused Conv(+activation, +residual
-// Add) `<output tensor>_nchwc`, and it inserts kernels of its own (`ReorderInput`, `ReorderOutput`).
-// resolvedFor(graph) matches such entries to the graph, in this order:
+// Add) `<output tensor>_nchwc`; its fusions name a kernel `<first node>/<Name>Fusion` (MatMul+Add
+// becomes `/l0/MatMul/MatMulAddFusion`) or build new ones (`SkipLayerNormalization_token_52` for
+// Add+LayerNormalization, `Gelu`, `BiasGelu`); and it inserts kernels of its own (`ReorderOutput`,
+// `gemm_input_reshape`). resolvedFor(graph) matches such entries to the graph, in this order:
 //   1. an entry named after an operator is that operator's (exact);
-//   2. an entry named after a tensor, once a known suffix (`_nchwc`) is taken off, is the kernel that
-//      ends at that tensor's producer; the operators fused into it are the producer, the unmatched
-//      operators before it whose single output feeds only the next one (Conv before its Clip), and
-//      the unmatched element-wise operators after it that alone read its output (an Add or Relu
-//      folded in); the kernel's time is split over them in proportion to their roofline times on
-//      that kind of device (equally when those are all 0);
-//   3. anything else (inserted kernels) matches nothing: counted, with its time, in the report.
-// Operators left without a time keep the roofline's, and are counted too.
+//   2. a renamed kernel: an entry named after a tensor once a known suffix (`_nchwc`) is taken off
+//      ends at that tensor's producer; one with a `.../<Name>Fusion...` part starts at the operator
+//      its longest '/'-prefix names. The operators fused into it are that operator, the unmatched
+//      ones before it whose single output feeds only the next (a Conv before its Clip; Transposes
+//      folded into a MatMul), and the unmatched element-wise ones after it that alone read its
+//      output (an activation, a residual Add, a scale);
+//   3. an entry that names nothing of the graph is placed by execution order (the trace's start
+//      times): over the operators still without a time between the operators of the matched kernels
+//      that ran just before and just after it;
+//   4. anything left (an inserted kernel with nothing unmatched around it) is counted, with its
+//      time, in the report, and not attributed.
+// A kernel's time is split over its operators in proportion to their roofline times on that kind
+// of device (equally when those are all 0). Operators left without a time keep the roofline's and
+// are counted.
 //
 // Errors name the file and the place: "p.json:3:7: malformed JSON: ...", "p.json: unit: unknown
 // unit \"min\" ...", "p.json: nodes[\"/conv1/Conv\"].cpu: negative time -1", "trace.json: [4].dur:
@@ -103,7 +111,9 @@ class ProfileCostModel : public CostModel {
     int exact = 0;    // operators an entry names
     int renamed = 0;  // operators whose kernel was found by the tensor it writes
     int fused = 0;    // operators folded into another operator's kernel (a share of its time)
-    int unmatched_entries = 0;                 // entries that name no operator and no tensor
+    int by_order = 0;  // entries naming nothing of the graph, placed by execution order
+    int ordered = 0;   // operators that took their time from those
+    int unmatched_entries = 0;                 // entries placed nowhere
     double unmatched_accelerator_seconds = 0;  // their time per sample, by kind of device
     double unmatched_cpu_seconds = 0;
     std::vector<std::string> unmatched_names;  // the first few, for messages
@@ -136,6 +146,8 @@ class ProfileCostModel : public CostModel {
   std::map<std::string, Times> by_name_;
   std::map<std::string, Times> by_signature_;
   std::map<std::string, MemoryStats> memory_;
+  // Trace kernels in execution order: (file, start time of the kernel's first run).
+  std::map<std::string, std::pair<int, double>> order_;
 };
 
 // Reads the files in order and merges them (see above). No files gives a model that answers no

@@ -248,6 +248,43 @@ TEST(ProfileCostModel, OptimizedCpuTraceMatchesRenamedAndFusedKernels) {
   EXPECT_EQ(trace.matchedNodes(g), 10u) << "by name alone";
 }
 
+// A transformer's optimised CPU trace (bert_base_l3_light, ONNX Runtime 1.30, level 'all', 3 runs):
+// MatMul+Add kernels named `<MatMul>/MatMulAddFusion`, FusedMatMul with its Transposes and scale,
+// and kernels that name nothing of the graph (SkipLayerNormalization_token_N for Add+LayerNorm,
+// Gelu for Div/Erf/Add/Mul/Mul, inserted gemm reshapes), which execution order places.
+TEST(ProfileCostModel, OptimizedTransformerTraceIsPlacedByFusionNamesAndExecutionOrder) {
+  auto loaded = loadOnnx(dataPath("models/bert_base_l3_light.onnx"));
+  ASSERT_TRUE(loaded.hasValue());
+  const OnnxGraph& g = *loaded;
+  const std::string fixture = "ort130_bert_base_l3_cpu_optimized.json";
+  ProfileCostModel trace = load({fixture});
+  ProfileCostModel::Match match;
+  const ProfileCostModel resolved = trace.resolvedFor(g, twoCores(), match);
+  EXPECT_EQ(match.exact, 33);
+  EXPECT_EQ(match.renamed, 19) << "MatMulAddFusion, MatMulScaleFusion, GatherSliceToSplitFusion kernels";
+  EXPECT_EQ(match.by_order, 25) << "SkipLayerNormalization, Gelu, ... placed between their neighbours";
+  EXPECT_EQ(match.unmatched_entries, 3) << "ONNX Runtime's own reshapes around the Gemms of the pooler";
+  EXPECT_EQ(resolved.matchedNodes(g), 179u);
+  // Every kernel's time goes somewhere but for the unmatched three: the operators' times add up to
+  // the trace's, less those.
+  const std::map<std::string, double> medians = kernelMedians(fixture);
+  double kernels = 0;
+  for (const auto& [name, seconds] : medians)
+    kernels += seconds;
+  double placed = 0;
+  for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v)
+    placed += resolved.estimate(g, v, twoCores()).cpu.value_or(0);
+  EXPECT_NEAR(placed + match.unmatched_cpu_seconds, kernels, 1e-9 * kernels);
+  // The first layer's fused MatMul+Add kernel lands on its MatMul and Add.
+  const double fused = medians.at("/layers.0/self_attn/MatMul/MatMulAddFusion");
+  const int matmul = nodeIndex(g, "/layers.0/self_attn/MatMul");
+  ASSERT_EQ(g.tensors[g.nodes[matmul].outputs[0]].consumers.size(), 1u);
+  const int add = g.tensors[g.nodes[matmul].outputs[0]].consumers.front();
+  EXPECT_EQ(g.nodes[add].op_type, "Add");
+  EXPECT_NEAR(*resolved.estimate(g, matmul, twoCores()).cpu + *resolved.estimate(g, add, twoCores()).cpu, fused,
+              1e-12);
+}
+
 // The case: a CPU trace and a CPU-only device set. Every operator takes its time from the
 // trace, and together they take the trace's kernel time less the inserted ReorderOutput.
 TEST(ProfileCostModel, CpuTraceGivesACpuOnlyDeviceSetItsTimes) {
