@@ -175,16 +175,6 @@ std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models
   return notes;
 }
 
-// Every operator costs its device's op_overhead on top of its estimate (the runtime's dispatch; an
-// operator an accelerator cannot run stays at +inf there).
-void addOperatorOverheads(const DeviceSpec& devices, OpGraph& graph) {
-  for (Vertex v = 0; v < boost::num_vertices(graph); ++v) {
-    OpNode& node = graph[v];
-    if (node.supportedOnAccelerator()) node.p_acc += devices.accelerators.op_overhead;
-    node.p_cpu += devices.cpus.op_overhead;
-  }
-}
-
 }  // namespace
 
 Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
@@ -228,11 +218,14 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     op.members = {v};
     if (Status s = askModels(graph, v, devices, models, op, out.accelerator_source[v], out.cpu_source[v]); !s)
       return s;
+    // The runtime's dispatch, on top of an estimate (a measured time carries it already).
+    auto measured = [&](int source) { return source >= 0 && models[source]->includesOperatorOverhead(); };
+    if (op.supportedOnAccelerator() && !measured(out.accelerator_source[v]))
+      op.p_acc += devices.accelerators.op_overhead;
+    if (!measured(out.cpu_source[v])) op.p_cpu += devices.cpus.op_overhead;
     addNode(problem.graph, std::move(op));
   }
   if (models.size() > 1) out.notes = sourceNotes(models, out.accelerator_source, out.cpu_source);
-
-  addOperatorOverheads(devices, problem.graph);
 
   int unsized = 0;
   for (const TensorInfo& t : graph.tensors) {

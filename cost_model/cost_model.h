@@ -38,6 +38,9 @@ class CostModel {
   virtual ~CostModel() = default;
   virtual std::string_view name() const = 0;
   virtual TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const = 0;
+  // Whether the times were measured in a runtime and so already carry its per-operator dispatch:
+  // the device specification's op_overhead is added only to times that do not.
+  virtual bool includesOperatorOverhead() const { return false; }
 };
 
 // The shapes, element sizes and attributes of one operator, for the roofline formulas.

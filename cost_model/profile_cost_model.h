@@ -102,6 +102,9 @@ class ProfileCostModel : public CostModel {
   std::string_view name() const override { return "profile"; }
   // The node's profiled times, per kind of device (see the rules above).
   TimeEstimate estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const override;
+  // Measured kernel times: what ONNX Runtime spends around a kernel is in them, or in the kernel
+  // timer's own cost (their sum matches the model's run time), so no op_overhead is added.
+  bool includesOperatorOverhead() const override { return true; }
 
   // How many of the graph's nodes estimate() gives at least one time, for reporting.
   std::size_t matchedNodes(const OnnxGraph& graph) const;
