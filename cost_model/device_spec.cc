@@ -35,35 +35,42 @@ constexpr Preset kPresets[] = {
     // 8 AMD EPYC 7742 cores (AMD datasheet: 2.25 GHz x 32 FP32 FLOP/cycle, 8 x DDR4-3200), no accelerators.
     {"cpu-only-8", R"json({
   "name": "8 CPU cores, no accelerators",
-  "comment": "CPU: eight cores of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s per core; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). No accelerators, hence no link.",
+  "comment": "CPU: eight cores of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s per core; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). No accelerators, hence no link. Overheads: 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per tensor at a stage boundary, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for these cores.",
   "accelerators": {"count": 0},
-  "cpus": {"count": 8, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10}
+  "cpus": {"count": 8, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10,
+           "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5, "boundary_bandwidth": 6.0e9}
 }
 )json"},
     // NVIDIA V100 SXM2 datasheet (15.7 TFLOP/s FP32, 900 GB/s); PCIe 3.0 x16; one Xeon E5-2698 v4 core.
     {"dgx1-8xv100", R"json({
   "name": "DGX-1: 8 x V100-SXM2 16 GB, host link PCIe 3.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA V100 SXM2 16 GB datasheet: 15.7 TFLOP/s FP32, 900 GB/s HBM2. Link to the host: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of the DGX-1's Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate).",
-  "accelerators": {"count": 8, "memory": 17179869184, "peak_flops": 1.57e13, "memory_bandwidth": 9.0e11},
-  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10},
+  "comment": "Accelerators: NVIDIA V100 SXM2 16 GB datasheet: 15.7 TFLOP/s FP32, 900 GB/s HBM2. Link to the host: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of the DGX-1's Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate). Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
+  "accelerators": {"count": 8, "memory": 17179869184, "peak_flops": 1.57e13, "memory_bandwidth": 9.0e11,
+                   "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
+  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10,
+           "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5, "boundary_bandwidth": 6.0e9},
   "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
 }
 )json"},
     // NVIDIA V100 PCIe datasheet (14 TFLOP/s FP32, 900 GB/s); PCIe 3.0 x16; one Xeon E5-2698 v4 core.
     {"pcie3-4x16gb", R"json({
   "name": "4 x 16 GB accelerators (V100-PCIe-like) on PCIe 3.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA V100 PCIe 16 GB datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2. Link: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate).",
-  "accelerators": {"count": 4, "memory": 17179869184, "peak_flops": 1.4e13, "memory_bandwidth": 9.0e11},
-  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10},
+  "comment": "Accelerators: NVIDIA V100 PCIe 16 GB datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2. Link: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate). Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
+  "accelerators": {"count": 4, "memory": 17179869184, "peak_flops": 1.4e13, "memory_bandwidth": 9.0e11,
+                   "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
+  "cpus": {"count": 1, "peak_flops": 7.04e10, "memory_bandwidth": 1.2e10,
+           "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5, "boundary_bandwidth": 6.0e9},
   "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
 }
 )json"},
     // NVIDIA A100 40GB PCIe datasheet (19.5 TFLOP/s FP32, 1,555 GB/s); PCIe 4.0 x16; one EPYC 7742 core.
     {"pcie4-2xa100-40gb", R"json({
   "name": "2 x A100 40 GB PCIe on PCIe 4.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA A100 40 GB PCIe datasheet: 19.5 TFLOP/s FP32, 1,555 GB/s HBM2. Link: PCIe 4.0 x16 is 31.5 GB/s each way (16 GT/s x 16 lanes x 128b/130b), about 25 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate).",
-  "accelerators": {"count": 2, "memory": 42949672960, "peak_flops": 1.95e13, "memory_bandwidth": 1.555e12},
-  "cpus": {"count": 1, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10},
+  "comment": "Accelerators: NVIDIA A100 40 GB PCIe datasheet: 19.5 TFLOP/s FP32, 1,555 GB/s HBM2. Link: PCIe 4.0 x16 is 31.5 GB/s each way (16 GT/s x 16 lanes x 128b/130b), about 25 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
+  "accelerators": {"count": 2, "memory": 42949672960, "peak_flops": 1.95e13, "memory_bandwidth": 1.555e12,
+                   "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
+  "cpus": {"count": 1, "peak_flops": 7.2e10, "memory_bandwidth": 2.0e10,
+           "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5, "boundary_bandwidth": 6.0e9},
   "link": {"bandwidth": 2.5e10, "latency": 1.0e-5}
 }
 )json"},
