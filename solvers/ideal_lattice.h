@@ -1,0 +1,30 @@
+// The ideals (predecessor-closed node sets) of a DAG and their Hasse edges, for the max-load DP
+// (Tarnawski et al. 2020, §5.1.1): generated once, breadth-first by size, so that the DP can
+// enumerate every sub-ideal of an ideal exactly once with integer lookups.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "passes/status.h"
+#include "solvers/solve_result.h"
+
+namespace placer {
+
+// The ideals of the forward DAG, numbered breadth-first by size (0 = empty set, last = everything),
+// and their Hasse edges in CSR form: for ideal J, entries [down_begin[J], down_begin[J+1]) list the
+// maximal nodes v of J (in decreasing unit index) with the id of J∖{v}.
+struct IdealLattice {
+  std::vector<std::int64_t> down_begin;
+  std::vector<std::int32_t> down_node;
+  std::vector<std::int32_t> down_sub;
+  std::int64_t size() const { return static_cast<std::int64_t>(down_begin.size()) - 1; }
+};
+
+// Generates the ideals of the DAG given by `preds` (node -> predecessors; nodes indexed in a
+// topological order), with Zobrist hashing to find each one once. Fails with Unsupported when there
+// are more than `max_ideals`; reports progress about twice a second.
+Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals,
+                    const ProgressFn& progress, IdealLattice& lattice);
+
+}  // namespace placer
