@@ -29,7 +29,8 @@
 //             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
 //
 // The overheads (cost_model/README.md, "Overheads") are what a runtime adds to the roofline: every
-// operator costs op_overhead more on its device, and every tensor crossing a stage boundary costs
+// estimated operator time (not a profiled one) costs op_overhead more, and every tensor crossing a
+// stage boundary costs
 // each side its boundary figure (an accelerator: the link transfer plus boundary_overhead; a CPU
 // core: boundary_overhead plus bytes / boundary_bandwidth). All of them default to 0, which is the
 // paper's model.
