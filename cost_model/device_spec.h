@@ -21,19 +21,18 @@
 //             "peak_flops": 7.04e10,                 // FLOP/s per core
 //             "memory_bandwidth": 1.2e10,            // bytes/s per core
 //             "op_overhead": 2.0e-6,                 // seconds per operator (dispatch); optional
-//             "boundary_overhead": 2.0e-5,           // seconds per tensor a CPU stage sends or
+//             "boundary_overhead": 1.0e-5,           // seconds per tensor a CPU stage sends or
 //                                                    // receives (the runtime's work at a cut); optional
-//             "boundary_bandwidth": 1.2e10},         // bytes/s of handing a tensor across a cut (a
+//             "boundary_bandwidth": 6.0e9},          // bytes/s of handing a tensor across a cut (a
 //                                                    // copy); optional, 0 or absent = no per-byte cost
 //    "link": {"bandwidth": 1.2e10,                   // bytes/s between an accelerator and the host
 //             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
 //
 // The overheads (cost_model/README.md, "Overheads") are what a runtime adds to the roofline: every
 // estimated operator time (not a profiled one) costs op_overhead more, and every tensor crossing a
-// stage boundary costs
-// each side its boundary figure (an accelerator: the link transfer plus boundary_overhead; a CPU
-// core: boundary_overhead plus bytes / boundary_bandwidth). All of them default to 0, which is the
-// paper's model.
+// stage boundary costs each side its boundary figure (an accelerator: the link transfer plus
+// boundary_overhead; a CPU core: boundary_overhead plus bytes / boundary_bandwidth). All of them
+// default to 0, which is the paper's model.
 //
 // (JSON has no comments; they are here for the reader.) Rules, each broken one reported with the
 // file and the field's path ("d.json: accelerators.memory: missing field"):
