@@ -26,7 +26,7 @@ Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& dev
   RooflineCostModel roofline;
   std::vector<const CostModel*> models;
   if (plugin) models.push_back(plugin.get());
-  models.push_back(&resolved);
+  if (!sources.profiles.empty()) models.push_back(&resolved);
   models.push_back(&roofline);
   options.memory_overrides = profile->weightMemory();  // ONNX Runtime memory statistics
   auto annotation = annotate(graph, devices, models, options);
