@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
 namespace placer {
@@ -306,15 +307,9 @@ Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string&
 }
 
 Expected<DeviceSpec> readDeviceSpec(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return ioError("cannot read " + path.string() + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return ioError("cannot read " + path.string());
-  return parseDeviceSpec(buffer.str(), path.string());
+  auto text = readInputFile(path, kMaxTextBytes);
+  if (!text) return text.status();
+  return parseDeviceSpec(*text, path.string());
 }
 
 std::vector<std::string> devicePresetNames() {

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
 namespace placer {
@@ -241,12 +242,9 @@ Status readMemoryCsv(const std::string& text, const std::string& source, Tables&
 
 Status readProfileFile(const std::filesystem::path& path, Tables& tables) {
   const std::string source = path.string();
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return ioError(source + ": cannot open profile");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad()) return ioError(source + ": cannot read profile");
-  const std::string text = buffer.str();
+  auto read = readInputFile(path, kMaxTextBytes);
+  if (!read) return read.status();
+  const std::string& text = *read;
 
   std::string_view start = text;
   if (start.starts_with("\xEF\xBB\xBF")) start.remove_prefix(3);

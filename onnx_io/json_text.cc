@@ -15,6 +15,13 @@ std::string textPosition(const std::string& text, std::size_t byte, const std::s
   return source + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+std::string numberErrorPosition(const std::string& text, const std::string& what, const std::string& source) {
+  const std::size_t open = what.find('\''), close = open == std::string::npos ? open : what.find('\'', open + 1);
+  if (close == std::string::npos || close == open + 1) return source;
+  const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+  return at == std::string::npos ? source : textPosition(text, at, source);
+}
+
 std::string jsonErrorDetail(const std::string& what) {
   std::string detail = what;
   if (auto tag = detail.find("] "); detail.starts_with("[json.exception") && tag != std::string::npos) {

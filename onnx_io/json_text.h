@@ -21,6 +21,10 @@ std::string textPosition(const std::string& text, std::size_t byte, const std::s
 // "parse error at line L, column C: " prefix, which textPosition() already says.
 std::string jsonErrorDetail(const std::string& what);
 
+// Where the number an nlohmann out_of_range message quotes ("number overflow parsing '1e400'") first
+// appears in `text`, as textPosition(); just `source` when it cannot be found.
+std::string numberErrorPosition(const std::string& text, const std::string& what, const std::string& source);
+
 // Parses JSON text for a strict reader: malformed text is reported at file:line:column, and a key
 // given twice in one object outside any array is an error (nlohmann would silently keep the last,
 // hiding one of two entries), named by format_path(keys from the root to the duplicate).
@@ -73,7 +77,8 @@ Expected<Json> parseJsonRejectingDuplicates(
     return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
                         ": malformed JSON: " + jsonErrorDetail(e.what()));
   } catch (const typename Json::exception& e) {  // e.g. a number too large for a double
-    return invalidInput(source + ": malformed JSON: " + jsonErrorDetail(e.what()));
+    return invalidInput(numberErrorPosition(text, e.what(), source) + ": malformed JSON: " +
+                        jsonErrorDetail(e.what()));
   }
   if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
   return root;

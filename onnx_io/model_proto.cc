@@ -3,6 +3,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "onnx_io/input_file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -13,12 +15,12 @@
 namespace placer {
 
 Expected<onnx::ModelProto> readModelProto(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return ioError("cannot read " + path.string());
+  auto read = readInputFile(path, kMaxModelBytes);
+  if (!read) return read.status();
+  const std::string& bytes = *read;
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return invalidInput(path.string() + ": a model file over 2 GB cannot be one protobuf message");
+    return invalidInput(path.string() + ": a model file over 2 GB cannot be one protobuf message; store the "
+                        "weights as external data");
   }
   onnx::ModelProto model;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));

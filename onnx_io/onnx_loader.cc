@@ -19,7 +19,9 @@
 #include <set>
 #include <sstream>
 
+#include "onnx_io/model_checks.h"
 #include "onnx_io/model_proto.h"
+#include "onnx_io/shape_folding.h"
 #include "onnx_io/onnx_model.h"
 
 namespace placer {
@@ -174,194 +176,6 @@ void readAttributes(const onnx::NodeProto& proto, OnnxNode& node) {
   }
 }
 
-// ---- Shape arithmetic folding -------------------------------------------------------------------
-// Exporters compute Reshape and Slice arguments at run time (Shape -> Gather -> Div -> Concat), and
-// ONNX 1.12's inference cannot always follow. On a working copy of the model, small int64 tensors
-// whose values are known are computed here and turned into initializers, and inference runs again,
-// until nothing more folds. The placed graph is not changed: only the shapes come from the copy.
-
-struct IntTensor {
-  Shape dims;
-  std::vector<std::int64_t> values;
-};
-
-constexpr std::size_t kMaxFoldedElements = 1024;
-
-std::optional<IntTensor> intValue(const onnx::TensorProto& t) {
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32)
-    return std::nullopt;
-  IntTensor out{Shape(t.dims().begin(), t.dims().end()), {}};
-  std::size_t count = 1;
-  for (auto d : out.dims)
-    count *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
-  if (count > kMaxFoldedElements) return std::nullopt;
-  if (t.data_type() == onnx::TensorProto::INT64) {
-    if (t.int64_data_size() > 0) {
-      out.values.assign(t.int64_data().begin(), t.int64_data().end());
-    } else {
-      const std::string& raw = t.raw_data();
-      out.values.resize(raw.size() / 8);
-      std::memcpy(out.values.data(), raw.data(), out.values.size() * 8);
-    }
-  } else {
-    if (t.int32_data_size() > 0) {
-      out.values.assign(t.int32_data().begin(), t.int32_data().end());
-    } else {
-      const std::string& raw = t.raw_data();
-      std::vector<std::int32_t> v(raw.size() / 4);
-      std::memcpy(v.data(), raw.data(), v.size() * 4);
-      out.values.assign(v.begin(), v.end());
-    }
-  }
-  if (out.values.size() != count) return std::nullopt;
-  return out;
-}
-
-onnx::TensorProto intTensorProto(const std::string& name, const IntTensor& value) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::INT64);
-  for (auto d : value.dims)
-    t.add_dims(d);
-  for (auto v : value.values)
-    t.add_int64_data(v);
-  return t;
-}
-
-std::int64_t attributeInt(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
-  }
-  return fallback;
-}
-
-std::optional<std::vector<std::int64_t>> attributeInts(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == name && a.type() == onnx::AttributeProto::INTS) {
-      return std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
-    }
-  }
-  return std::nullopt;
-}
-
-// Elementwise int64 arithmetic with numpy broadcasting of a scalar or equal shapes.
-std::optional<IntTensor> binary(const IntTensor& a, const IntTensor& b, const std::string& op) {
-  const bool a_scalar = a.values.size() == 1, b_scalar = b.values.size() == 1;
-  if (!a_scalar && !b_scalar && a.dims != b.dims) return std::nullopt;
-  IntTensor out{a_scalar ? b.dims : a.dims, {}};
-  const std::size_t n = std::max(a.values.size(), b.values.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t x = a.values[a_scalar ? 0 : i], y = b.values[b_scalar ? 0 : i];
-    if (op == "Add")
-      out.values.push_back(x + y);
-    else if (op == "Sub")
-      out.values.push_back(x - y);
-    else if (op == "Mul")
-      out.values.push_back(x * y);
-    else if (op == "Div") {
-      if (y == 0) return std::nullopt;
-      out.values.push_back(x / y);
-    } else
-      return std::nullopt;
-  }
-  return out;
-}
-
-// Evaluates one node of shape arithmetic, or nullopt.
-std::optional<IntTensor> evaluate(const onnx::NodeProto& node, const std::map<std::string, IntTensor>& known,
-                                  const std::map<std::string, Shape>& shapes) {
-  const std::string& op = node.op_type();
-  if (!(node.domain().empty() || node.domain() == "ai.onnx") || node.output_size() != 1) return std::nullopt;
-  auto in = [&](int i) -> const IntTensor* {
-    if (i >= node.input_size() || node.input(i).empty()) return nullptr;
-    auto it = known.find(node.input(i));
-    return it == known.end() ? nullptr : &it->second;
-  };
-  if (op == "Shape") {
-    auto it = shapes.find(node.input(0));
-    if (it == shapes.end()) return std::nullopt;
-    const auto rank = static_cast<std::int64_t>(it->second.size());
-    std::int64_t start = attributeInt(node, "start", 0), end = attributeInt(node, "end", rank);
-    if (start < 0) start += rank;
-    if (end < 0) end += rank;
-    start = std::clamp<std::int64_t>(start, 0, rank);
-    end = std::clamp<std::int64_t>(end, start, rank);
-    IntTensor out{{end - start}, {it->second.begin() + start, it->second.begin() + end}};
-    return out;
-  }
-  if (op == "Constant") {
-    for (const auto& a : node.attribute()) {
-      if (a.name() == "value" && a.has_t()) return intValue(a.t());
-    }
-    return std::nullopt;
-  }
-  if (op == "Identity" || op == "Cast") {
-    if (op == "Cast" && attributeInt(node, "to", 0) != onnx::TensorProto::INT64) return std::nullopt;
-    if (const IntTensor* x = in(0)) return *x;
-    return std::nullopt;
-  }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    const IntTensor *a = in(0), *b = in(1);
-    if (!a || !b) return std::nullopt;
-    return binary(*a, *b, op);
-  }
-  if (op == "Gather") {
-    const IntTensor *data = in(0), *indices = in(1);
-    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0)
-      return std::nullopt;
-    IntTensor out{indices->dims, {}};
-    const auto size = static_cast<std::int64_t>(data->values.size());
-    for (std::int64_t i : indices->values) {
-      if (i < 0) i += size;
-      if (i < 0 || i >= size) return std::nullopt;
-      out.values.push_back(data->values[i]);
-    }
-    return out;
-  }
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    const IntTensor* x = in(0);
-    if (!x || x->values.size() > 1 || x->dims.size() > 1) return std::nullopt;
-    // Only scalar <-> one-element vector: the values stay, the rank changes.
-    return IntTensor{op == "Unsqueeze" ? Shape{1} : Shape{}, x->values};
-  }
-  if (op == "Concat") {
-    IntTensor out{{0}, {}};
-    for (int i = 0; i < node.input_size(); ++i) {
-      const IntTensor* x = in(i);
-      if (!x || x->dims.size() != 1) return std::nullopt;
-      out.values.insert(out.values.end(), x->values.begin(), x->values.end());
-    }
-    out.dims[0] = static_cast<std::int64_t>(out.values.size());
-    return out;
-  }
-  if (op == "Slice") {
-    const IntTensor* x = in(0);
-    if (!x || x->dims.size() != 1) return std::nullopt;
-    std::int64_t start = 0, end = 0, step = 1;
-    if (node.input_size() >= 3) {  // opset >= 10: starts, ends[, axes, steps] as inputs
-      const IntTensor *s = in(1), *e = in(2), *st = in(4);
-      if (!s || !e || s->values.size() != 1 || e->values.size() != 1) return std::nullopt;
-      start = s->values[0];
-      end = e->values[0];
-      if (st) step = st->values.at(0);
-    } else {
-      auto s = attributeInts(node, "starts"), e = attributeInts(node, "ends");
-      if (!s || !e || s->size() != 1) return std::nullopt;
-      start = (*s)[0];
-      end = (*e)[0];
-    }
-    if (step != 1) return std::nullopt;
-    const auto size = static_cast<std::int64_t>(x->values.size());
-    if (start < 0) start += size;
-    if (end < 0) end += size;
-    start = std::clamp<std::int64_t>(start, 0, size);
-    end = std::clamp<std::int64_t>(end, start, size);
-    return IntTensor{{end - start}, {x->values.begin() + start, x->values.begin() + end}};
-  }
-  return std::nullopt;
-}
-
 void runInference(onnx::ModelProto& model) {
   onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                      onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/0,
@@ -460,7 +274,7 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
       std::set<int> remove;
       for (int i = 0; i < work.graph().node_size(); ++i) {
         const auto& node = work.graph().node(i);
-        auto value = evaluate(node, known, shapes);
+        auto value = evaluateShapeArithmetic(node, known, shapes);
         if (!value) continue;
         known[node.output(0)] = *value;
         computed.emplace_back(node.output(0), *value);
@@ -633,7 +447,7 @@ OnnxSubgraph buildSubgraph(const std::string& attribute, const onnx::GraphProto&
         ctx.weight_bytes += typeBytes(scope.type(name));
       }
       if (proto.op_type() == "Constant" && proto.output_size() == 1) {
-        if (auto v = evaluate(proto, {}, {})) scope.ints[proto.output(0)] = *v;
+        if (auto v = evaluateShapeArithmetic(proto, {}, {})) scope.ints[proto.output(0)] = *v;
       }
       continue;
     }
@@ -700,6 +514,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   for (const auto& opset : model.opset_import())
     out.opsets[opset.domain()] = opset.version();
 
+  if (Status s = checkModelNodes(model, out.path); !s) return s;
   fixInputDims(model, options, out.warnings);
   std::map<std::string, onnx::TypeProto> types;
   onnx::ModelProto inferred;

@@ -1,5 +1,6 @@
 #include "onnx_io/workload_json.h"
 
+#include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
 #include <sys/stat.h>
@@ -27,6 +28,9 @@ Expected<json> parseJson(const std::string& text, const std::string& source) {
   } catch (const json::parse_error& e) {
     return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
                         ": malformed JSON: " + jsonErrorDetail(e.what()));
+  } catch (const json::exception& e) {  // a number out of a double's range
+    return invalidInput(numberErrorPosition(text, e.what(), source) + ": malformed JSON: " +
+                        jsonErrorDetail(e.what()));
   }
 }
 
@@ -279,12 +283,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
 }
 
 Expected<std::string> readTextFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ioError("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return ioError("cannot read " + path.string());
-  return buffer.str();
+  return readInputFile(path, kMaxTextBytes);
 }
 
 Expected<Problem> readWorkload(const std::filesystem::path& path) {

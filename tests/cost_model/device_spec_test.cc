@@ -303,7 +303,7 @@ std::vector<BadSpec> badSpecs() {
        "{\n  \"name\": \"x\",\n  \"cpus\" 1}",
        {"d.json:3:10: malformed JSON", "expected ':'"}},
       {"Empty", "", {"d.json:1:1: malformed JSON"}},
-      {"NumberOverflow", edited("1.4e13", "1e999"), {"d.json: malformed JSON", "1e999"}},
+      {"NumberOverflow", edited("1.4e13", "1e999"), {"d.json:3:69: malformed JSON", "1e999"}},
       {"NotAnObject", "[1, 2]", {"d.json: expected a JSON object", "got array"}},
       {"DuplicateField",
        edited(R"("count": 1,)", R"("count": 1, "count": 2,)"),
