@@ -1,6 +1,7 @@
 #include "cost_model/cost_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -250,6 +251,21 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
   if (unsized > 0) {
     out.warnings.push_back(std::to_string(unsized) +
                            " tensor(s) have no static size; their transfers count 0 bytes");
+  }
+  // A tensor many times larger than an accelerator: most likely a dimension value set too large.
+  const TensorInfo* largest = nullptr;
+  for (const TensorInfo& t : graph.tensors) {
+    if (t.bytes() && (!largest || *t.bytes() > *largest->bytes())) largest = &t;
+  }
+  if (largest && devices.accelerators.count > 0 && *largest->bytes() > 10 * devices.accelerators.memory) {
+    std::string shape;
+    for (std::int64_t d : *largest->shape)
+      shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    char size[64];
+    std::snprintf(size, sizeof size, "%.3g bytes, more than 10 times an accelerator's %.3g", *largest->bytes(),
+                  devices.accelerators.memory);
+    out.warnings.push_back("tensor '" + largest->name + "' [" + shape + "] holds " + size +
+                           ": is a dimension value too large?");
   }
   if (Status s = applySharedWeightMode(problem, options.shared_weights, options.colocate_weight_bytes); !s)
     return s.withContext(graph.path);

@@ -21,6 +21,13 @@ std::string textPosition(const std::string& text, std::size_t byte, const std::s
 // "parse error at line L, column C: " prefix, which textPosition() already says.
 std::string jsonErrorDetail(const std::string& what);
 
+// JSON text for output: a string that is not valid UTF-8 (a name from a model) gets U+FFFD in place
+// of its bad bytes instead of failing the whole document.
+template <typename Json>
+std::string jsonText(const Json& json, int indent) {
+  return json.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // Where the number an nlohmann out_of_range message quotes ("number overflow parsing '1e400'") first
 // appears in `text`, as textPosition(); just `source` when it cannot be found.
 std::string numberErrorPosition(const std::string& text, const std::string& what, const std::string& source);

@@ -10,8 +10,12 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -89,8 +93,11 @@ std::string nodeLabel(const onnx::NodeProto& node, int index) {
   return label + ")";
 }
 
-// Fixes symbolic and unknown dimensions of the graph inputs so inference can give static shapes.
-void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vector<std::string>& warnings) {
+// Fixes symbolic and unknown dimensions of the graph inputs so inference can give static shapes. A
+// value given for a name no input has is an error listing the names there are.
+Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const std::string& source,
+                    std::vector<std::string>& warnings) {
+  std::set<std::string> params;
   std::set<std::string> initializers;
   for (const auto& init : model.graph().initializer())
     initializers.insert(init.name());
@@ -101,6 +108,7 @@ void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vect
     for (auto& dim : *shape->mutable_dim()) {
       if (dim.has_dim_value()) continue;
       const std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      if (!param.empty()) params.insert(param);
       auto it = options.dims.find(param);
       const std::int64_t value = it != options.dims.end() ? it->second : options.default_dim;
       if (it == options.dims.end())
@@ -108,10 +116,19 @@ void fixInputDims(onnx::ModelProto& model, const LoadOptions& options, std::vect
       dim.set_dim_value(value);
     }
   }
+  for (const auto& [name, value] : options.dims) {
+    if (params.count(name)) continue;
+    std::string known;
+    for (const std::string& p : params)
+      known += (known.empty() ? "" : ", ") + p;
+    return invalidInput(source + ": no input has a symbolic dimension named '" + name + "' (" +
+                        (known.empty() ? "the model has none" : "the model's are: " + known) + ")");
+  }
   for (const auto& [param, value] : defaulted) {
     warnings.push_back("dynamic dimension " + param + " set to " + std::to_string(value) +
                        " (use --dim NAME=VALUE to choose)");
   }
+  return Status::ok();
 }
 
 std::optional<Shape> shapeOf(const onnx::TypeProto& type) {
@@ -304,6 +321,97 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
     warnings.push_back(std::string("shape inference stopped early: ") + e.what());
   }
   return folded;
+}
+
+// The model without the data of tensors larger than shape arithmetic reads (the weights): what shape
+// inference needs, and small enough to send through a pipe.
+onnx::ModelProto withoutWeightData(const onnx::ModelProto& model) {
+  onnx::ModelProto light = model;
+  for (auto& t : *light.mutable_graph()->mutable_initializer()) {
+    std::uint64_t count = 1;
+    for (auto d : t.dims())
+      count = d > 0 ? count * static_cast<std::uint64_t>(d) : 0;
+    if (count <= kMaxFoldedElements) continue;
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_double_data();
+    t.clear_int32_data();
+    t.clear_int64_data();
+    t.clear_uint64_data();
+    t.clear_string_data();
+  }
+  return light;
+}
+
+bool writeAll(int fd, const std::string& bytes) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// inferTypes() in a forked child: its results (the working copy, as protobuf, and the warnings, one
+// per line) come back through a pipe; a child killed by a signal is an error naming the file.
+Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& source,
+                          std::map<std::string, onnx::TypeProto>& types, onnx::ModelProto& work,
+                          std::vector<std::string>& warnings) {
+  const onnx::ModelProto light = withoutWeightData(model);
+  int fds[2];
+  if (::pipe(fds) != 0) return ioError(source + ": cannot run shape inference: " + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return ioError(source + ": cannot run shape inference: " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::map<std::string, onnx::TypeProto> child_types;
+    onnx::ModelProto child_work;
+    std::vector<std::string> child_warnings;
+    inferTypes(light, child_types, child_work, child_warnings);
+    std::string bytes;
+    child_work.SerializeToString(&bytes);
+    std::string message = std::to_string(bytes.size()) + "\n" + bytes;
+    for (const std::string& w : child_warnings)
+      message += w + "\n";
+    ::_exit(writeAll(fds[1], message) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string received;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    received.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    return invalidInput(source + ": ONNX's shape inference crashed on this model (" +
+                        std::string(::strsignal(WTERMSIG(status))) +
+                        "); its shapes probably disagree somewhere (a dimension value larger than a table "
+                        "it indexes, say)");
+  }
+  const std::size_t newline = received.find('\n');
+  std::size_t size = 0;
+  if (WEXITSTATUS(status) != 0 || newline == std::string::npos ||
+      std::sscanf(received.c_str(), "%zu", &size) != 1 || newline + 1 + size > received.size() ||
+      !work.ParseFromArray(received.data() + newline + 1, static_cast<int>(size))) {
+    return internalError(source + ": shape inference in a child process gave no result");
+  }
+  std::istringstream lines(received.substr(newline + 1 + size));
+  for (std::string line; std::getline(lines, line);)
+    warnings.push_back(line);
+  types.clear();
+  collectShapes(work.graph(), types);
+  return Status::ok();
 }
 
 // ---- Control-flow bodies -------------------------------------------------------------------------
@@ -515,10 +623,14 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     out.opsets[opset.domain()] = opset.version();
 
   if (Status s = checkModelNodes(model, out.path); !s) return s;
-  fixInputDims(model, options, out.warnings);
+  if (Status s = fixInputDims(model, options, out.path, out.warnings); !s) return s;
   std::map<std::string, onnx::TypeProto> types;
   onnx::ModelProto inferred;
-  inferTypes(model, types, inferred, out.warnings);
+  if (options.isolate_shape_inference) {
+    if (Status s = inferTypesIsolated(model, out.path, types, inferred, out.warnings); !s) return s;
+  } else {
+    inferTypes(model, types, inferred, out.warnings);
+  }
   const onnx::GraphProto& graph = model.graph();
 
   // Tensor table: every name that is a graph input, an initializer or a node output.

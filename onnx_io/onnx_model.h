@@ -93,6 +93,10 @@ struct OnnxGraph {
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;  // --dim NAME=VALUE for symbolic dimensions
   std::int64_t default_dim = 1;              // any other symbolic or unknown input dimension
+  // Run ONNX's shape inference in a child process (fork), so that a model that makes it crash (it
+  // trusts shapes that disagree, e.g. a sequence longer than a position table) is an error naming
+  // the file, not a crash of the caller. The child gets a copy without the weights' data.
+  bool isolate_shape_inference = true;
 };
 
 // Loads, validates and shape-infers a model. Fails with the file named on: unreadable, truncated or

@@ -491,9 +491,14 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
     }
     out.models.push_back(std::move(model));
   }
-  out.manifest_json =
-      manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path()).dump(2) +
-      "\n";
+  try {
+    out.manifest_json =
+        manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path()).dump(2) +
+        "\n";
+  } catch (const nlohmann::json::exception& e) {  // a tensor name that is not UTF-8
+    return invalidInput(input.string() + ": cannot write pipeline.json: a tensor name is not valid UTF-8 (" +
+                        e.what() + ")");
+  }
   return out;
 }
 

@@ -10,8 +10,57 @@
 
 namespace placer::cli {
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](unsigned char c) {
+    static const char* hex = "0123456789abcdef";
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, continuation bytes 10xxxxxx, no overlong form.
+    const std::size_t length = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (valid && length == 3) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xe0 && second < 0xa0) && !(c == 0xed && second >= 0xa0);  // overlong, surrogates
+    }
+    if (valid && length == 4) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xf0 && second < 0x90) && !(c == 0xf4 && second >= 0x90);
+    }
+    if (!valid) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+void say(const std::string& prefix, const std::string& text) {
+  std::cerr << "onnx-placer: " << prefix << printable(text) << "\n";
+}
+
 int usageError(const std::string& message, const std::string& help_topic) {
-  std::cerr << "onnx-placer: " << message << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
+  std::cerr << "onnx-placer: " << printable(message) << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
             << help_topic << "')\n";
   return kUsage;
 }
@@ -94,7 +143,7 @@ int exitCodeFor(const Status& status) {
 
 int fail(const Status& status) {
   const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
-  std::cerr << "onnx-placer: " << kind << status.message() << "\n";
+  say(kind, status.message());
   return exitCodeFor(status);
 }
 

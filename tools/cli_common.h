@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <chrono>
@@ -42,6 +43,11 @@ std::optional<std::string> parseArgs(int argc, char** argv, const std::vector<Op
 std::optional<long long> parseInteger(const std::string& text);
 std::optional<double> parseNumber(const std::string& text);
 int exitCodeFor(const Status& status);
+// Text from files (node and tensor names) made safe for a terminal: control characters and bytes
+// that are not valid UTF-8 are written as \xNN.
+std::string printable(std::string_view text);
+// "onnx-placer: <prefix><text>" on standard error, the text made printable.
+void say(const std::string& prefix, const std::string& text);
 // Prints "onnx-placer: error: ..." (or "infeasible: ...") and returns the matching exit code.
 int fail(const Status& status);
 

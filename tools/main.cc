@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx_io/json_text.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
@@ -186,7 +187,7 @@ int runPartition(const Args& args) {
                    {"ideals", solve.stats.ideals},
                    {"idealPairs", solve.stats.ideal_pairs},
                    {"branchAndBoundNodes", solve.stats.mip_nodes}};
-  if (Status s = emit(args, out.dump(4) + "\n", {workload}); !s) return fail(s);
+  if (Status s = emit(args, jsonText(out, 4) + "\n", {workload}); !s) return fail(s);
   if (args.flags.count("log")) {
     for (const PassRecord& r : outcome->log) {
       std::fprintf(stderr, "onnx-placer: pass %-10s %6zu -> %6zu nodes, %6zu -> %6zu edges, %8.3f s  %s\n",
@@ -243,12 +244,12 @@ int runEvaluate(const Args& args) {
   }
   out["valid"] = violations.empty();
   out["violations"] = violations;
-  if (Status s = emit(args, out.dump(4) + "\n", {workload, split_path}); !s) return fail(s);
+  if (Status s = emit(args, jsonText(out, 4) + "\n", {workload, split_path}); !s) return fail(s);
   if (!args.flags.count("quiet")) {
     std::fprintf(stderr, "onnx-placer: %s %.10g%s\n", objective == "latency" ? "latency" : "max-load", value,
                  violations.empty() ? "" : " (invalid split)");
     for (const std::string& v : violations)
-      std::fprintf(stderr, "onnx-placer: violation: %s\n", v.c_str());
+      say("violation: ", v);
   }
   return violations.empty() ? kOk : kInfeasible;
 }

@@ -13,6 +13,7 @@
 #include "cost_model/cost_model.h"
 #include "cost_model/cost_sources.h"
 #include "onnx_io/annotated_model.h"
+#include "onnx_io/json_text.h"
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/plan_builder.h"
 #include "onnx_io/report.h"
@@ -183,7 +184,7 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, boo
   out.graph = std::move(*graph);
   if (report && !args.flags.count("quiet")) {
     for (const std::string& w : out.graph.warnings)
-      std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
+      say("warning: ", w);
   }
   // Measured times (--cost-profile) first; the roofline estimate answers for everything else.
   CostSources sources;
@@ -195,9 +196,9 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, boo
   out.annotation = std::move(*annotation);
   if (report && !args.flags.count("quiet")) {
     for (const std::string& note : out.annotation.notes)
-      std::fprintf(stderr, "onnx-placer: %s\n", note.c_str());
+      say("", note);
     for (const std::string& w : out.annotation.warnings)
-      std::fprintf(stderr, "onnx-placer: warning: %s\n", w.c_str());
+      say("warning: ", w);
   }
   return kOk;
 }
@@ -290,7 +291,7 @@ int runPlace(const Args& args) {
   Args report_args;
   if (auto it = args.values.find("report"); it != args.values.end())
     report_args.values["output"] = it->second;
-  if (Status s = emit(report_args, report.dump(2) + "\n", {input}); !s) return fail(s);
+  if (Status s = emit(report_args, jsonText(report, 2) + "\n", {input}); !s) return fail(s);
   if (!quiet) {
     std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s) (%s, %s), %.2f s\n",
                  goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,
@@ -399,15 +400,16 @@ int runInspect(const Args& args) {
   for (const std::string& w : model.annotation.warnings)
     out["warnings"].push_back(w);
   if (args.flags.count("json")) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << jsonText(out, 2) << "\n";
     return kOk;
   }
-  std::printf("model        %s (IR %lld)\n", graph->path.c_str(), static_cast<long long>(graph->ir_version));
+  std::printf("model        %s (IR %lld)\n", printable(graph->path).c_str(), static_cast<long long>(graph->ir_version));
   std::printf("operators    %zu\n", graph->nodes.size());
   std::printf("weights      %.0f tensors, %.1f MB\n", weight_count, weights / 1e6);
   if (largest) {
     std::printf("shared       %zu weight(s) read by several operators, %.1f MB; largest \"%s\" (%.1f MB, %zu readers)\n",
-                shared.size(), shared_bytes / 1e6, largest->name.c_str(), largest->bytes / 1e6, largest->readers.size());
+                shared.size(), shared_bytes / 1e6, printable(largest->name).c_str(), largest->bytes / 1e6,
+                largest->readers.size());
   }
   std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n", flops / 1e9, macs / 1e9);
   std::printf("op types    ");
@@ -436,17 +438,17 @@ int runInspect(const Args& args) {
   if (d.cpus.boundary_bandwidth > 0) std::printf(" + bytes / %.3g GB/s", d.cpus.boundary_bandwidth / 1e9);
   std::printf(" per boundary tensor\n");
   for (const std::string& note : model.annotation.notes)
-    std::printf("costs        %s\n", note.c_str());
+    std::printf("costs        %s\n", printable(note).c_str());
   if (costs["mixed_sources"]["count"].get<std::size_t>() > 0) {
     std::printf("mixed        e.g.");
     for (const auto& name : costs["mixed_sources"]["first"])
-      std::printf(" %s", name.get<std::string>().c_str());
+      std::printf(" %s", printable(name.get<std::string>()).c_str());
     std::printf("\n");
   }
   for (const std::string& w : graph->warnings)
-    std::printf("warning      %s\n", w.c_str());
+    std::printf("warning      %s\n", printable(w).c_str());
   for (const std::string& w : model.annotation.warnings)
-    std::printf("warning      %s\n", w.c_str());
+    std::printf("warning      %s\n", printable(w).c_str());
   return kOk;
 }
 
@@ -458,7 +460,7 @@ int runExportWorkload(const Args& args) {
   if (Status s = SubdividePass().run(problem, ctx); !s) return fail(s);
   auto workload = workloadToJson(problem);
   if (!workload) return fail(workload.status());
-  if (Status s = emit(args, workload->dump(1) + "\n", {args.positional.front()}); !s) return fail(s);
+  if (Status s = emit(args, jsonText(*workload, 1) + "\n", {args.positional.front()}); !s) return fail(s);
   return kOk;
 }
 

@@ -6,6 +6,7 @@
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,35 @@ TEST_F(Hardening, AttributesShapeInferenceDividesByAreChecked) {
   expectRefused({"export-workload", zero_stride}, 1, {"attribute strides has 0"});
   RunResult inspect = run({"inspect", zero_stride});
   EXPECT_EQ(inspect.exit_code, 1) << inspect.err;
+}
+
+// Names come from files: messages show their control characters and bytes that are not UTF-8 as
+// \xNN, and JSON outputs replace such bytes instead of failing.
+TEST_F(Hardening, RawBytesInNamesAreEscaped) {
+  onnx::ModelProto proto;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(proto, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1, 3, 8, 8] x) => (float[1, 4, 4, 8] y) {
+      w = Constant <value = float[4, 3, 1, 1] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}> ()
+      y = Conv <strides = [2, 0]> (x, w)
+    })")
+                  .IsOK());
+  proto.mutable_graph()->mutable_node(1)->set_name("evil\x1b[31m\xff\xc3\xa9");
+  const std::string file = write("names.onnx", proto.SerializeAsString());
+  RunResult r = run({"place", file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("(Conv \"evil\\x1b[31m\\xff\xc3\xa9\")"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "no raw escape byte";
+  // A valid model with such a name: the report is written, with U+FFFD for the bad byte.
+  for (auto& a : *proto.mutable_graph()->mutable_node(1)->mutable_attribute()) {
+    if (a.name() == "strides") a.set_ints(1, 2);
+  }
+  const std::string good = write("named.onnx", proto.SerializeAsString());
+  RunResult placed = run({"place", good, "--devices", "cpu-only-8", "-q"});
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  EXPECT_FALSE(nlohmann::json::parse(placed.out, nullptr, false).is_discarded()) << placed.out;
+  RunResult inspected = run({"inspect", good, "--json"});
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
 }
 
 TEST_F(Hardening, AGraphOutputNothingComputesIsAnError) {

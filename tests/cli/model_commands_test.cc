@@ -85,7 +85,30 @@ TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
   r = run({"place", model("light_squeezenet.onnx"), "--devices", spec, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["devices"], "tiny");
-  EXPECT_EQ(run({"place", model("light_squeezenet.onnx"), "--dim", "N=4", "-q"}).exit_code, 0);
+  // --dim names a symbolic input dimension the model has; any other name is an error that lists them.
+  EXPECT_EQ(run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=16", "--dim", "batch=2", "-q"}).exit_code, 0);
+  r = run({"place", model("gpt_tied_light.onnx"), "--dim", "sequence=16"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no input has a symbolic dimension named 'sequence' (the model's are: batch, seq)"),
+            std::string::npos)
+      << r.err;
+  r = run({"place", model("light_squeezenet.onnx"), "--dim", "N=4"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("named 'N' (the model has none)"), std::string::npos) << r.err;
+  // A value that makes a tensor many times an accelerator's memory is placed, with a warning naming it.
+  r = run({"place", model("gpt_tied_light.onnx"), "--dim", "batch=1000", "--dim", "seq=1024", "--report",
+           (work_ / "big.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: tensor '/lm_head/Gemm_output_0' [1024000, 50257] holds 2.06e+11 bytes, more than 10 times an "
+                       "accelerator's 1.72e+10: is a dimension value too large?"),
+            std::string::npos)
+      << r.err;
+  // A value ONNX's shape inference cannot cope with (a sequence longer than the 1024-row position
+  // table) is an error, not a crash.
+  r = run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=1025"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("gpt_tied_light.onnx: ONNX's shape inference crashed on this model"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(CliTest, ModelCommandErrors) {
