@@ -179,6 +179,24 @@ std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverride
   return std::nullopt;
 }
 
+std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<std::string>& options) {
+  std::map<std::filesystem::path, std::string> seen;
+  for (const std::string& option : options) {
+    auto it = args.values.find(option);
+    if (it == args.values.end()) continue;
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(it->second, ec);
+    if (ec) resolved = std::filesystem::absolute(it->second).lexically_normal();
+    auto [previous, inserted] = seen.try_emplace(resolved, option);
+    if (!inserted) {
+      const auto flag = [](const std::string& name) { return name == "output" ? std::string("-o") : "--" + name; };
+      return flag(previous->second) + " and " + flag(option) + " name the same file (" + it->second +
+             "); give each output its own path";
+    }
+  }
+  return std::nullopt;
+}
+
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
   if (auto it = args.values.find("output"); it != args.values.end()) {
     return writeFileAtomically(it->second, text, inputs);

@@ -80,6 +80,10 @@ void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve);
 // for a second.
 ProgressFn progressPrinter(std::chrono::steady_clock::time_point start);
 
+// When two of the given output options name the same file (after resolving "." and ".." and
+// symbolic links), the message saying which; --report X -o X would write one over the other.
+std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<std::string>& options);
+
 // Writes text to --output atomically (never over an input), or to standard output.
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs);
 

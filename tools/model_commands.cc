@@ -230,6 +230,7 @@ int runPlace(const Args& args) {
   Goal goal = Goal::Throughput;
   PassContext ctx;
   if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver)) return usageError(*error, "place");
+  if (auto error = sameOutputPaths(args, {"output", "stages-dir", "report"})) return usageError(*error, "place");
   AnnotateMode annotate_mode = AnnotateMode::Ort;
   if (auto it = args.values.find("annotate"); it != args.values.end()) {
     auto mode = parseAnnotateMode(it->second);

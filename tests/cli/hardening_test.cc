@@ -140,6 +140,19 @@ TEST_F(Hardening, RawBytesInNamesAreEscaped) {
   ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
 }
 
+TEST_F(Hardening, TwoOutputsOnOnePathAreAUsageError) {
+  const std::string resnet = model("resnet50_light.onnx");
+  const std::string same = (work_ / "out.json").string();
+  const std::set<std::string> before = workFiles();
+  RunResult r = run({"place", resnet, "--report", same, "-o", (work_ / "." / "out.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-o and --report name the same file"), std::string::npos) << r.err;
+  r = run({"place", resnet, "--stages-dir", same, "--report", same});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--stages-dir and --report name the same file"), std::string::npos) << r.err;
+  EXPECT_EQ(workFiles(), before) << "nothing written";
+}
+
 TEST_F(Hardening, AGraphOutputNothingComputesIsAnError) {
   onnx::ModelProto proto;
   ASSERT_TRUE(onnx::OnnxParser::Parse(proto, R"(
