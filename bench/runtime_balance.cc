@@ -106,7 +106,7 @@ int runNode(const std::vector<std::string>& args, const fs::path& out) {
 }
 
 struct Split {
-  std::string name;             // "dp" or "equal"
+  std::string name;               // "dp" or "equal"
   std::vector<double> predicted;  // seconds per stage, pipeline order
   std::vector<double> measured;   // seconds per stage
   fs::path dir;
@@ -120,12 +120,18 @@ struct Row {
   std::vector<Split> splits;
 };
 
-double maxOf(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+double maxOf(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
 double meanOf(const std::vector<double>& v) {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
-double imbalance(const std::vector<double>& v) { return meanOf(v) > 0 ? maxOf(v) / meanOf(v) : 0; }
-double sumOf(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double imbalance(const std::vector<double>& v) {
+  return meanOf(v) > 0 ? maxOf(v) / meanOf(v) : 0;
+}
+double sumOf(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 double worstError(const Split& s) {
   double worst = 0;
   for (std::size_t i = 0; i < s.predicted.size() && i < s.measured.size(); ++i)
@@ -134,9 +140,9 @@ double worstError(const Split& s) {
 }
 
 // Writes the stages of `solve` into dir and returns the predicted stage times.
-Expected<std::vector<double>> writeStages(const fs::path& model, const OnnxGraph& graph, const Problem& problem,
-                                          const SolveResult& solve, const std::string& algorithm,
-                                          const fs::path& dir) {
+Expected<std::vector<double>> writeStages(const fs::path& model, const OnnxGraph& graph,
+                                          const Problem& problem, const SolveResult& solve,
+                                          const std::string& algorithm, const fs::path& dir) {
   const Evaluation eval = evaluateThroughput(problem, solve.placement.device_of);
   const PlacementPlan plan = makePlacementPlan(problem, solve, eval, algorithm);
   auto stages = buildStageModels(model, graph, plan, dir);
@@ -162,8 +168,8 @@ SolveResult equalCountSplit(const Problem& problem, int k) {
   return result;
 }
 
-Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path& trace, const Options& options,
-            const fs::path& scratch) {
+Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path& trace,
+            const Options& options, const fs::path& scratch) {
   Row row;
   row.model = model.filename().string();
   row.k = k;
@@ -199,7 +205,8 @@ Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path
     split->predicted = *predicted;
   }
   const fs::path times = scratch / (stem + "-times.json");
-  if (runNode({"time", std::to_string(options.rounds), model.string(), dp.dir.string(), equal.dir.string()}, times) != 0)
+  if (runNode({"time", std::to_string(options.rounds), model.string(), dp.dir.string(), equal.dir.string()},
+              times) != 0)
     return fail("timing in ONNX Runtime failed");
   std::ifstream in(times);
   const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
@@ -294,12 +301,13 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("runtime balance in ONNX Runtime 1.30 (CPU, one intra-op thread per session, %d rounds, fastest "
-              "round), costs from %s on %s\n\n",
-              options.rounds, options.roofline ? "the roofline model" : "an ONNX Runtime profile of each model",
-              spec->name.c_str());
-  std::printf("%-26s %2s %-5s | %-30s | %-30s | %6s %6s %6s %6s %6s | %s\n", "model", "k", "split", "predicted ms",
-              "measured ms", "imb", "pred", "eff", "split", "err", "targets");
+  std::printf(
+      "runtime balance in ONNX Runtime 1.30 (CPU, one intra-op thread per session, %d rounds, fastest "
+      "round), costs from %s on %s\n\n",
+      options.rounds, options.roofline ? "the roofline model" : "an ONNX Runtime profile of each model",
+      spec->name.c_str());
+  std::printf("%-26s %2s %-5s | %-30s | %-30s | %6s %6s %6s %6s %6s | %s\n", "model", "k", "split",
+              "predicted ms", "measured ms", "imb", "pred", "eff", "split", "err", "targets");
   int applicable = 0, balanced = 0, not_worse = 0, rows_dp = 0, accurate = 0;
   for (const Row& row : rows) {
     if (!row.error.empty()) {
@@ -332,16 +340,19 @@ int main(int argc, char** argv) {
         accurate += close;
         verdict += close ? "err<=15%" : "ERR>15%";
       }
-      std::printf("%-26s %2d %-5s | %-30s | %-30s | %6.3f %6.3f %6.3f %6.3f %5.1f%% | %s\n", row.model.c_str(), row.k,
-                  s.name.c_str(), times(s.predicted).c_str(), times(s.measured).c_str(), measured_imbalance,
-                  predicted_imbalance, efficiency, overhead, 100 * worstError(s), verdict.c_str());
+      std::printf("%-26s %2d %-5s | %-30s | %-30s | %6.3f %6.3f %6.3f %6.3f %5.1f%% | %s\n",
+                  row.model.c_str(), row.k, s.name.c_str(), times(s.predicted).c_str(),
+                  times(s.measured).c_str(), measured_imbalance, predicted_imbalance, efficiency, overhead,
+                  100 * worstError(s), verdict.c_str());
     }
   }
-  std::printf("\nimb: measured slowest/mean stage; pred: predicted slowest/mean; eff: whole model / (k x slowest "
-              "stage); split: sum of stages / whole model; err: largest |predicted - measured| / measured\n");
-  std::printf("targets: balanced (imb <= 1.10 at k = 2, <= 1.15 at k = 4, where pred <= 1.05): %d of %d; slowest "
-              "stage no slower than the equal-count split's (2%% noise allowance): %d of %d; every stage "
-              "predicted within 15%%: %d of %d\n",
-              balanced, applicable, not_worse, rows_dp, accurate, rows_dp);
+  std::printf(
+      "\nimb: measured slowest/mean stage; pred: predicted slowest/mean; eff: whole model / (k x slowest "
+      "stage); split: sum of stages / whole model; err: largest |predicted - measured| / measured\n");
+  std::printf(
+      "targets: balanced (imb <= 1.10 at k = 2, <= 1.15 at k = 4, where pred <= 1.05): %d of %d; slowest "
+      "stage no slower than the equal-count split's (2%% noise allowance): %d of %d; every stage "
+      "predicted within 15%%: %d of %d\n",
+      balanced, applicable, not_worse, rows_dp, accurate, rows_dp);
   return 0;
 }

@@ -152,7 +152,8 @@ Status askModels(const OnnxGraph& graph, int v, const DeviceSpec& devices,
 // "profile: accelerator times for 0 of 122 operators, cpu times for 118; roofline: ..." and how many
 // operators mix two sources.
 std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models,
-                                     const std::vector<int>& accelerator_source, const std::vector<int>& cpu_source) {
+                                     const std::vector<int>& accelerator_source,
+                                     const std::vector<int>& cpu_source) {
   const std::size_t n = accelerator_source.size();
   std::vector<std::string> notes;
   std::string counts;
@@ -262,8 +263,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     for (std::int64_t d : *largest->shape)
       shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     char size[64];
-    std::snprintf(size, sizeof size, "%.3g bytes, more than 10 times an accelerator's %.3g", *largest->bytes(),
-                  devices.accelerators.memory);
+    std::snprintf(size, sizeof size, "%.3g bytes, more than 10 times an accelerator's %.3g",
+                  *largest->bytes(), devices.accelerators.memory);
     out.warnings.push_back("tensor '" + largest->name + "' [" + shape + "] holds " + size +
                            ": is a dimension value too large?");
   }

@@ -10,8 +10,8 @@
 
 namespace placer {
 
-Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& devices, const CostSources& sources,
-                                   AnnotateOptions options) {
+Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& devices,
+                                   const CostSources& sources, AnnotateOptions options) {
   auto profile = loadProfile(sources.profiles);
   if (!profile) return profile.status();
   std::shared_ptr<PluginCostModel> plugin;
@@ -34,14 +34,13 @@ Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& dev
   if (!annotation) return annotation.status();
   if (!sources.profiles.empty()) {
     const int matched = static_cast<int>(resolved.matchedNodes(graph));
-    const int by_signature =
-        std::max(0, matched - match.exact - match.renamed - match.fused - match.ordered);
-    std::string note = "cost profile: " + std::to_string(matched) + " of " + std::to_string(graph.nodes.size()) +
-                       " operators matched (" + std::to_string(match.exact) + " by name, " +
-                       std::to_string(match.renamed) + " through renamed kernels, " + std::to_string(match.fused) +
-                       " fused into those, " + std::to_string(match.ordered) + " from " +
-                       std::to_string(match.by_order) + " kernels placed by execution order, " +
-                       std::to_string(by_signature) + " by op signature)";
+    const int by_signature = std::max(0, matched - match.exact - match.renamed - match.fused - match.ordered);
+    std::string note =
+        "cost profile: " + std::to_string(matched) + " of " + std::to_string(graph.nodes.size()) +
+        " operators matched (" + std::to_string(match.exact) + " by name, " + std::to_string(match.renamed) +
+        " through renamed kernels, " + std::to_string(match.fused) + " fused into those, " +
+        std::to_string(match.ordered) + " from " + std::to_string(match.by_order) +
+        " kernels placed by execution order, " + std::to_string(by_signature) + " by op signature)";
     if (match.unmatched_entries > 0) {
       char time[64];
       std::snprintf(time, sizeof time, "%.3g ms cpu, %.3g ms accelerator", match.unmatched_cpu_seconds * 1e3,

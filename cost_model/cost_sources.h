@@ -14,15 +14,15 @@
 namespace placer {
 
 struct CostSources {
-  std::vector<std::filesystem::path> profiles;   // --cost-profile files, in order (later ones win)
-  std::optional<std::filesystem::path> plugin;   // --cost-plugin library
+  std::vector<std::filesystem::path> profiles;  // --cost-profile files, in order (later ones win)
+  std::optional<std::filesystem::path> plugin;  // --cost-plugin library
 };
 
 // Costs a loaded model on `devices` with the stack above. `options` says how shared weights are
 // treated; the memory overrides come from the profiles. What the profiles matched is reported in
 // Annotation::notes. Fails on an unreadable or malformed profile, a plugin that cannot be loaded or
 // reports an error, or a node no model answers.
-Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& devices, const CostSources& sources,
-                                   AnnotateOptions options = {});
+Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& devices,
+                                   const CostSources& sources, AnnotateOptions options = {});
 
 }  // namespace placer

@@ -146,9 +146,9 @@ class SpecReader {
   Status readAccelerators(const Json& root, AcceleratorSpec& out) const {
     const Json* section = nullptr;
     if (Status s = findSection(root, "accelerators", true, "", section); !s) return s;
-    if (Status s = knownFields(*section, "accelerators",
-                               {"count", "memory", "peak_flops", "memory_bandwidth", "op_overhead",
-                                "boundary_overhead"});
+    if (Status s = knownFields(
+            *section, "accelerators",
+            {"count", "memory", "peak_flops", "memory_bandwidth", "op_overhead", "boundary_overhead"});
         !s)
       return s;
     if (Status s = count(*section, "accelerators", out.count); !s) return s;
@@ -156,7 +156,8 @@ class SpecReader {
     const bool needed = out.count > 0;
     if (Status s = figure(*section, "accelerators", "memory", needed, why, out.memory); !s) return s;
     if (Status s = figure(*section, "accelerators", "peak_flops", needed, why, out.peak_flops); !s) return s;
-    if (Status s = figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth); !s)
+    if (Status s = figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth);
+        !s)
       return s;
     if (Status s = figure(*section, "accelerators", "op_overhead", false, "", out.op_overhead); !s) return s;
     return figure(*section, "accelerators", "boundary_overhead", false, "", out.boundary_overhead);
@@ -174,9 +175,11 @@ class SpecReader {
     const std::string why = "cpus.count is " + std::to_string(out.count);
     const bool needed = out.count > 0;
     if (Status s = figure(*section, "cpus", "peak_flops", needed, why, out.peak_flops); !s) return s;
-    if (Status s = figure(*section, "cpus", "memory_bandwidth", needed, why, out.memory_bandwidth); !s) return s;
+    if (Status s = figure(*section, "cpus", "memory_bandwidth", needed, why, out.memory_bandwidth); !s)
+      return s;
     if (Status s = figure(*section, "cpus", "op_overhead", false, "", out.op_overhead); !s) return s;
-    if (Status s = figure(*section, "cpus", "boundary_overhead", false, "", out.boundary_overhead); !s) return s;
+    if (Status s = figure(*section, "cpus", "boundary_overhead", false, "", out.boundary_overhead); !s)
+      return s;
     return figure(*section, "cpus", "boundary_bandwidth", false, "", out.boundary_bandwidth);
   }
 

@@ -70,11 +70,11 @@ struct AcceleratorSpec {
 };
 
 struct CpuSpec {
-  int count = 0;                 // cores
-  double peak_flops = 0;         // FLOP/s per core
-  double memory_bandwidth = 0;   // bytes/s per core
-  double op_overhead = 0;        // seconds per operator
-  double boundary_overhead = 0;  // seconds per tensor at a stage boundary
+  int count = 0;                  // cores
+  double peak_flops = 0;          // FLOP/s per core
+  double memory_bandwidth = 0;    // bytes/s per core
+  double op_overhead = 0;         // seconds per operator
+  double boundary_overhead = 0;   // seconds per tensor at a stage boundary
   double boundary_bandwidth = 0;  // bytes/s of handing a tensor over; 0 = no per-byte cost
   bool operator==(const CpuSpec&) const = default;
 };

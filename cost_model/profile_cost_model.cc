@@ -179,8 +179,8 @@ Status readOrtTrace(const Json& events, const std::string& source, Tables& table
     if (node.empty()) continue;
     (args->at("provider") == kCpuProvider ? cpu[node] : accelerator[node]).push_back(*t);
     // Execution order: the start time when the trace has one, else the event's position.
-    const double at = event.contains("ts") && event["ts"].is_number() ? event["ts"].get<double>()
-                                                                      : static_cast<double>(i);
+    const double at =
+        event.contains("ts") && event["ts"].is_number() ? event["ts"].get<double>() : static_cast<double>(i);
     auto [seen, inserted] = tables.first_run.try_emplace(node, at);
     if (!inserted) seen->second = std::min(seen->second, at);
   }
@@ -296,7 +296,8 @@ std::string opSignature(const OnnxGraph& graph, int node) {
   return signature + ")";
 }
 
-TimeEstimate ProfileCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& /*devices*/) const {
+TimeEstimate ProfileCostModel::estimate(const OnnxGraph& graph, int node,
+                                        const DeviceSpec& /*devices*/) const {
   Times times;
   if (auto it = by_name_.find(graph.nodes[node].name); it != by_name_.end()) times = it->second;
   if ((!times.accelerator || !times.cpu) && !by_signature_.empty()) {
@@ -360,12 +361,15 @@ int renamedKernelEnd(const OnnxGraph& graph, const std::map<std::string, int>& n
                      const std::string& name) {
   std::string tensor = name;
   for (std::string_view suffix : kRenamedSuffixes) {
-    if (tensor.size() > suffix.size() && tensor.ends_with(suffix)) tensor.resize(tensor.size() - suffix.size());
+    if (tensor.size() > suffix.size() && tensor.ends_with(suffix))
+      tensor.resize(tensor.size() - suffix.size());
   }
-  if (auto t = graph.tensor_index.find(tensor); t != graph.tensor_index.end() && graph.tensors[t->second].producer >= 0)
+  if (auto t = graph.tensor_index.find(tensor);
+      t != graph.tensor_index.end() && graph.tensors[t->second].producer >= 0)
     return graph.tensors[t->second].producer;
   if (name.find("Fusion") == std::string::npos) return -1;
-  for (std::size_t cut = name.rfind('/'); cut != std::string::npos && cut > 0; cut = name.rfind('/', cut - 1)) {
+  for (std::size_t cut = name.rfind('/'); cut != std::string::npos && cut > 0;
+       cut = name.rfind('/', cut - 1)) {
     if (auto it = node_of_name.find(name.substr(0, cut)); it != node_of_name.end()) return it->second;
   }
   return -1;
@@ -373,8 +377,8 @@ int renamedKernelEnd(const OnnxGraph& graph, const std::map<std::string, int>& n
 
 // Adds `total` to the members' times of one kind, split in proportion to `weight` (their roofline
 // times; equally when those give nothing).
-void spread(const std::optional<double>& total, const std::vector<int>& members, const std::vector<double>& weight,
-            std::map<int, double>& into) {
+void spread(const std::optional<double>& total, const std::vector<int>& members,
+            const std::vector<double>& weight, std::map<int, double>& into) {
   if (!total || members.empty()) return;
   double sum = 0;
   for (double w : weight)
@@ -472,7 +476,8 @@ ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const Dev
   for (const std::string* name : leftover) {
     const Times& t = by_name_.at(*name);
     std::vector<int> members;
-    auto at = std::find_if(timeline.begin(), timeline.end(), [&](const auto& e) { return *e.second == *name; });
+    auto at =
+        std::find_if(timeline.begin(), timeline.end(), [&](const auto& e) { return *e.second == *name; });
     if (at != timeline.end()) {
       int before = -1, after = n;
       for (auto it = at; it != timeline.begin();) {
@@ -496,7 +501,8 @@ ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const Dev
     if (members.empty()) {
       ++match.unmatched_entries;
       if (match.unmatched_names.size() < 5) match.unmatched_names.push_back(*name);
-      if (t.accelerator && std::isfinite(*t.accelerator)) match.unmatched_accelerator_seconds += *t.accelerator;
+      if (t.accelerator && std::isfinite(*t.accelerator))
+        match.unmatched_accelerator_seconds += *t.accelerator;
       if (t.cpu) match.unmatched_cpu_seconds += *t.cpu;
       continue;
     }

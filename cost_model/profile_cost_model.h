@@ -19,9 +19,9 @@
 //     trace events. Only events with "cat": "Node" and a "name" ending in "_kernel_time" count; the
 //     node is the name without that suffix, "dur" is microseconds, args.provider says where it ran.
 //     A node's time is the median of its repeated runs (a first, cold run does not skew it);
-//     "CPUExecutionProvider" times give cpu, any other provider's give accelerator. A kernel event without args.provider (older ONNX Runtime
-//     releases record none) is an error rather than a guess; one with an empty node name (an
-//     unnamed node) is skipped, as it cannot be matched.
+//     "CPUExecutionProvider" times give cpu, any other provider's give accelerator. A kernel event without
+//     args.provider (older ONNX Runtime releases record none) is an error rather than a guess; one with an
+//     empty node name (an unnamed node) is skipped, as it cannot be matched.
 //  3. ONNX Runtime's per-node memory statistics (session option
 //     "session.collect_node_memory_stats_to_file"): CSV text whose first line is
 //     "#name,input_sizes,initializers_sizes,total_dynamic_sizes,total_temp_allocations", then one
@@ -111,12 +111,12 @@ class ProfileCostModel : public CostModel {
 
   // What matching the entries to a graph found (rules above).
   struct Match {
-    int exact = 0;    // operators an entry names
-    int renamed = 0;  // operators whose kernel was found by the tensor it writes
-    int fused = 0;    // operators folded into another operator's kernel (a share of its time)
-    int by_order = 0;  // entries naming nothing of the graph, placed by execution order
-    int ordered = 0;   // operators that took their time from those
-    int unmatched_entries = 0;                 // entries placed nowhere
+    int exact = 0;              // operators an entry names
+    int renamed = 0;            // operators whose kernel was found by the tensor it writes
+    int fused = 0;              // operators folded into another operator's kernel (a share of its time)
+    int by_order = 0;           // entries naming nothing of the graph, placed by execution order
+    int ordered = 0;            // operators that took their time from those
+    int unmatched_entries = 0;  // entries placed nowhere
     double unmatched_accelerator_seconds = 0;  // their time per sample, by kind of device
     double unmatched_cpu_seconds = 0;
     std::vector<std::string> unmatched_names;  // the first few, for messages

@@ -54,7 +54,8 @@ Expected<std::string> readInputFile(const std::filesystem::path& path, std::uint
   bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) return ioError("cannot read " + path.string());
   if (bytes.size() > cap) {  // it grew while being read
-    return invalidInput(path.string() + ": the file has more than the " + bytesText(cap) + " an input may have");
+    return invalidInput(path.string() + ": the file has more than the " + bytesText(cap) +
+                        " an input may have");
   }
   return bytes;
 }

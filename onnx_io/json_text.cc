@@ -16,7 +16,8 @@ std::string textPosition(const std::string& text, std::size_t byte, const std::s
 }
 
 std::string numberErrorPosition(const std::string& text, const std::string& what, const std::string& source) {
-  const std::size_t open = what.find('\''), close = open == std::string::npos ? open : what.find('\'', open + 1);
+  const std::size_t open = what.find('\''),
+                    close = open == std::string::npos ? open : what.find('\'', open + 1);
   if (close == std::string::npos || close == open + 1) return source;
   const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
   return at == std::string::npos ? source : textPosition(text, at, source);

@@ -84,8 +84,8 @@ Expected<Json> parseJsonRejectingDuplicates(
     return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
                         ": malformed JSON: " + jsonErrorDetail(e.what()));
   } catch (const typename Json::exception& e) {  // e.g. a number too large for a double
-    return invalidInput(numberErrorPosition(text, e.what(), source) + ": malformed JSON: " +
-                        jsonErrorDetail(e.what()));
+    return invalidInput(numberErrorPosition(text, e.what(), source) +
+                        ": malformed JSON: " + jsonErrorDetail(e.what()));
   }
   if (duplicate) return invalidInput(source + ": " + *duplicate + ": duplicate field");
   return root;

@@ -18,9 +18,9 @@ std::string label(const onnx::NodeProto& node, int index) {
 
 // Operators whose shape inference divides by strides and indexes by kernel sizes.
 bool convOrPool(const std::string& op) {
-  static const std::set<std::string> kinds{"Conv",        "ConvTranspose", "ConvInteger", "QLinearConv",
-                                           "MaxPool",     "AveragePool",   "LpPool",      "MaxUnpool",
-                                           "DeformConv"};
+  static const std::set<std::string> kinds{"Conv",        "ConvTranspose", "ConvInteger",
+                                           "QLinearConv", "MaxPool",       "AveragePool",
+                                           "LpPool",      "MaxUnpool",     "DeformConv"};
   return kinds.count(op) > 0;
 }
 
@@ -35,15 +35,17 @@ Status checkAttributes(const onnx::NodeProto& node, const std::string& where) {
         const auto v = a.ints(i);
         if (positive_list ? v <= 0 : v < 0) {
           return invalidInput(where + ": attribute " + name + " has " + std::to_string(v) + " at position " +
-                              std::to_string(i) + "; it must be " + (positive_list ? "positive" : "0 or more"));
+                              std::to_string(i) + "; it must be " +
+                              (positive_list ? "positive" : "0 or more"));
         }
       }
     }
-    const bool positive_int = (conv && name == "group") ||
-                              ((node.op_type() == "DepthToSpace" || node.op_type() == "SpaceToDepth") &&
-                               name == "blocksize");
+    const bool positive_int =
+        (conv && name == "group") ||
+        ((node.op_type() == "DepthToSpace" || node.op_type() == "SpaceToDepth") && name == "blocksize");
     if (positive_int && a.type() == onnx::AttributeProto::INT && a.i() <= 0) {
-      return invalidInput(where + ": attribute " + name + " is " + std::to_string(a.i()) + "; it must be positive");
+      return invalidInput(where + ": attribute " + name + " is " + std::to_string(a.i()) +
+                          "; it must be positive");
     }
   }
   return Status::ok();
@@ -73,7 +75,8 @@ Status checkGraph(const onnx::GraphProto& graph, const std::map<std::string, int
           return s;
       }
       for (const auto& g : a.graphs()) {
-        if (Status s = checkGraph(g, opsets, source, scope + label(node, i) + ", " + a.name() + ", "); !s) return s;
+        if (Status s = checkGraph(g, opsets, source, scope + label(node, i) + ", " + a.name() + ", "); !s)
+          return s;
       }
     }
   }

@@ -19,7 +19,8 @@ Expected<onnx::ModelProto> readModelProto(const std::filesystem::path& path) {
   if (!read) return read.status();
   const std::string& bytes = *read;
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return invalidInput(path.string() + ": a model file over 2 GB cannot be one protobuf message; store the "
+    return invalidInput(path.string() +
+                        ": a model file over 2 GB cannot be one protobuf message; store the "
                         "weights as external data");
   }
   onnx::ModelProto model;

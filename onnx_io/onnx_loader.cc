@@ -25,8 +25,8 @@
 
 #include "onnx_io/model_checks.h"
 #include "onnx_io/model_proto.h"
-#include "onnx_io/shape_folding.h"
 #include "onnx_io/onnx_model.h"
+#include "onnx_io/shape_folding.h"
 
 namespace placer {
 

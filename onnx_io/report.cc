@@ -28,8 +28,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
                       {"solver_seconds", solve.stats.seconds}, {"total_seconds", context.seconds}};
   report["layer_assignment_settings"] = plan.layerAssignmentSettings();
   report["overheads"] = {
-      {"accelerator", {{"operator_seconds", context.accelerator.op},
-                       {"boundary_seconds", context.accelerator.boundary}}},
+      {"accelerator",
+       {{"operator_seconds", context.accelerator.op}, {"boundary_seconds", context.accelerator.boundary}}},
       {"cpu",
        {{"operator_seconds", context.cpu.op},
         {"boundary_seconds", context.cpu.boundary},
@@ -41,7 +41,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
     int nodes = 0;
     for (int s : plan.stage_of_node)
       nodes += s == static_cast<int>(k);
-    const double op_overhead = plan.devices[stage.device].accelerator ? context.accelerator.op : context.cpu.op;
+    const double op_overhead =
+        plan.devices[stage.device].accelerator ? context.accelerator.op : context.cpu.op;
     report["stages"].push_back({{"label", stage.label},
                                 {"device", plan.devices[stage.device].name},
                                 {"nodes", nodes},
@@ -62,8 +63,10 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   for (const ReplicatedWeight& w : copies) {
     nlohmann::ordered_json devices = nlohmann::ordered_json::array();
     for (int d : w.devices)
-      devices.push_back(plan.devices[d].name + (plan.devices[d].accelerator ? "" : ":" + std::to_string(plan.devices[d].index)));
-    replicated.push_back({{"name", w.name}, {"bytes", w.bytes}, {"devices", devices}, {"added_bytes", w.added_bytes}});
+      devices.push_back(plan.devices[d].name +
+                        (plan.devices[d].accelerator ? "" : ":" + std::to_string(plan.devices[d].index)));
+    replicated.push_back(
+        {{"name", w.name}, {"bytes", w.bytes}, {"devices", devices}, {"added_bytes", w.added_bytes}});
     added += w.added_bytes;
   }
   report["shared_weights"] = {{"mode", context.shared_weights},

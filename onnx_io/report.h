@@ -15,9 +15,9 @@
 namespace placer {
 
 struct ReportContext {
-  std::string model;    // the model's file name
-  std::string devices;  // the device specification's name
-  double seconds = 0;   // the whole run
+  std::string model;                    // the model's file name
+  std::string devices;                  // the device specification's name
+  double seconds = 0;                   // the whole run
   std::string shared_weights = "auto";  // the --shared-weights mode the run resolved to
   // The runtime overheads the costs include (cost_model/device_spec.h), per kind of device.
   struct Overheads {

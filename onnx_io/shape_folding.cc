@@ -13,7 +13,8 @@ std::optional<std::size_t> elementCount(const Shape& dims) {
   for (std::int64_t d : dims) {
     if (d < 0) return std::nullopt;
     if (d == 0) return 0;
-    if (static_cast<std::uint64_t>(d) > kMaxFoldedElements || count * static_cast<std::size_t>(d) > kMaxFoldedElements)
+    if (static_cast<std::uint64_t>(d) > kMaxFoldedElements ||
+        count * static_cast<std::size_t>(d) > kMaxFoldedElements)
       return std::nullopt;
     count *= static_cast<std::size_t>(d);
   }
@@ -75,7 +76,8 @@ std::optional<std::int64_t> single(const IntTensor* t) {
 
 std::optional<IntTensor> intValue(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32) return std::nullopt;
+  if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32)
+    return std::nullopt;
   IntTensor out{Shape(t.dims().begin(), t.dims().end()), {}};
   const std::optional<std::size_t> count = elementCount(out.dims);
   if (!count) return std::nullopt;
@@ -163,7 +165,8 @@ std::optional<IntTensor> evaluateShapeArithmetic(const onnx::NodeProto& node,
   }
   if (op == "Gather") {
     const IntTensor *data = in(0), *indices = in(1);
-    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0) return std::nullopt;
+    if (!data || !indices || data->dims.size() != 1 || attributeInt(node, "axis", 0) != 0)
+      return std::nullopt;
     IntTensor out{indices->dims, {}};
     const auto size = static_cast<std::int64_t>(data->values.size());
     for (std::int64_t i : indices->values) {

@@ -493,7 +493,8 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
   }
   try {
     out.manifest_json =
-        manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path()).dump(2) +
+        manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path())
+            .dump(2) +
         "\n";
   } catch (const nlohmann::json::exception& e) {  // a tensor name that is not UTF-8
     return invalidInput(input.string() + ": cannot write pipeline.json: a tensor name is not valid UTF-8 (" +

@@ -29,8 +29,8 @@ Expected<json> parseJson(const std::string& text, const std::string& source) {
     return invalidInput(textPosition(text, e.byte == 0 ? 0 : e.byte - 1, source) +
                         ": malformed JSON: " + jsonErrorDetail(e.what()));
   } catch (const json::exception& e) {  // a number out of a double's range
-    return invalidInput(numberErrorPosition(text, e.what(), source) + ": malformed JSON: " +
-                        jsonErrorDetail(e.what()));
+    return invalidInput(numberErrorPosition(text, e.what(), source) +
+                        ": malformed JSON: " + jsonErrorDetail(e.what()));
   }
 }
 

@@ -153,7 +153,8 @@ Status checkInvariants(const Problem& problem, bool cycles_allowed) {
   }
   for (std::size_t i = 0; i < problem.weights.size(); ++i) {
     const SharedWeight& w = problem.weights[i];
-    if (w.readers.size() < 2) return internalError("shared weight " + std::to_string(i) + " has fewer than two readers");
+    if (w.readers.size() < 2)
+      return internalError("shared weight " + std::to_string(i) + " has fewer than two readers");
     for (std::size_t j = 0; j < w.readers.size(); ++j) {
       if (w.readers[j] >= n || (j > 0 && w.readers[j - 1] >= w.readers[j]))
         return internalError("shared weight " + std::to_string(i) + " has malformed readers");

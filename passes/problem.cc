@@ -152,7 +152,8 @@ double memoryOfSet(const Problem& problem, const std::vector<Vertex>& vertices) 
     inside[v] = 1;
   }
   for (const SharedWeight& w : problem.weights) {
-    if (std::any_of(w.readers.begin(), w.readers.end(), [&](Vertex r) { return inside[r]; })) total += w.bytes;
+    if (std::any_of(w.readers.begin(), w.readers.end(), [&](Vertex r) { return inside[r]; }))
+      total += w.bytes;
   }
   return total;
 }

@@ -3,9 +3,10 @@
 // This is the independent oracle every solver's answer goes through: it knows nothing of ideals or
 // contractions, only nodes, nets and devices. An accelerator's load is its incoming communication,
 // its processing time and its outgoing communication (combined per the overlap mode); a CPU's load is
-// its processing time plus the cpu_cost of the nets it receives and sends (0 in the paper's model). Memory counts each node's own bytes and every shared weight one of its nodes
-// reads, once per device. In training workloads a device's load is FW + BW of everything it holds
-// (PipeDream schedule), which is simply the sum over its nodes.
+// its processing time plus the cpu_cost of the nets it receives and sends (0 in the paper's model). Memory
+// counts each node's own bytes and every shared weight one of its nodes reads, once per device. In training
+// workloads a device's load is FW + BW of everything it holds (PipeDream schedule), which is simply the sum
+// over its nodes.
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 #include "solvers/latency_greedy.h"
 
-#include <boost/graph/strong_components.hpp>
 #include <algorithm>
+#include <boost/graph/strong_components.hpp>
 #include <cassert>
 #include <chrono>
 #include <iomanip>

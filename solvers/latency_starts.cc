@@ -260,8 +260,8 @@ class SegmentSplitter {
 // q pieces on an accelerator are rejected. Segment splits run their segments nearly one after
 // another; this finds the moves that let independent branches overlap on other devices. Stops after
 // `seconds` or once `patience` moves in a row have not improved the best placement.
-std::vector<int> anneal(const Problem& problem, const SegmentSplitter& splitter,
-                                      std::vector<int> current, int q, double seconds, std::uint32_t seed) {
+std::vector<int> anneal(const Problem& problem, const SegmentSplitter& splitter, std::vector<int> current,
+                        int q, double seconds, std::uint32_t seed) {
   const DeviceSet& devices = problem.devices;
   const int k = devices.accelerators;
   const auto started = std::chrono::steady_clock::now();

@@ -60,8 +60,8 @@ void say(const std::string& prefix, const std::string& text) {
 }
 
 int usageError(const std::string& message, const std::string& help_topic) {
-  std::cerr << "onnx-placer: " << printable(message) << "\n(see 'onnx-placer help" << (help_topic.empty() ? "" : " ")
-            << help_topic << "')\n";
+  std::cerr << "onnx-placer: " << printable(message) << "\n(see 'onnx-placer help"
+            << (help_topic.empty() ? "" : " ") << help_topic << "')\n";
   return kUsage;
 }
 
@@ -189,7 +189,9 @@ std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<s
     if (ec) resolved = std::filesystem::absolute(it->second).lexically_normal();
     auto [previous, inserted] = seen.try_emplace(resolved, option);
     if (!inserted) {
-      const auto flag = [](const std::string& name) { return name == "output" ? std::string("-o") : "--" + name; };
+      const auto flag = [](const std::string& name) {
+        return name == "output" ? std::string("-o") : "--" + name;
+      };
       return flag(previous->second) + " and " + flag(option) + " name the same file (" + it->second +
              "); give each output its own path";
     }

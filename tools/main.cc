@@ -262,8 +262,8 @@ struct Command {
 };
 
 std::vector<Command> commands() {
-  const std::vector<OptionSpec> device_options{{"overlap", true}, {"accelerators", true}, {"cpus", true},
-                                               {"memory", true},  {"output", true},       {"quiet", false},
+  const std::vector<OptionSpec> device_options{{"overlap", true}, {"accelerators", true},  {"cpus", true},
+                                               {"memory", true},  {"output", true},        {"quiet", false},
                                                {"help", false},   {"shared-weights", true}};
   std::vector<OptionSpec> partition = device_options;
   const std::vector<OptionSpec> solver = solverOptionSpecs();

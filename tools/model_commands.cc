@@ -114,12 +114,11 @@ runs one of their readers); with --shared-weights colocate their readers share a
 
 namespace {
 
-const std::vector<OptionSpec> kModelOptions{{"devices", true},     {"accelerators", true},
-                                            {"cpus", true},        {"memory", true},
-                                            {"dim", true, true},   {"cost-profile", true, true},
-                                            {"cost-plugin", true}, {"quiet", false},
-                                            {"help", false},       {"output", true},
-                                            {"shared-weights", true}};
+const std::vector<OptionSpec> kModelOptions{
+    {"devices", true},     {"accelerators", true},  {"cpus", true},
+    {"memory", true},      {"dim", true, true},     {"cost-profile", true, true},
+    {"cost-plugin", true}, {"quiet", false},        {"help", false},
+    {"output", true},      {"shared-weights", true}};
 
 Expected<DeviceSpec> resolveDevices(const Args& args) {
   auto it = args.values.find("devices");
@@ -173,7 +172,8 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, boo
   DeviceOverrides check;
   if (auto error = parseDeviceOverrides(args, check)) return usageError(*error, command);
   AnnotateOptions annotate_options;
-  if (auto error = parseSharedWeights(args, annotate_options.shared_weights)) return usageError(*error, command);
+  if (auto error = parseSharedWeights(args, annotate_options.shared_weights))
+    return usageError(*error, command);
   out.shared_weights = annotate_options.shared_weights;
   auto devices = resolveDevices(args);
   if (!devices) return fail(devices.status());
@@ -230,7 +230,8 @@ int runPlace(const Args& args) {
   Goal goal = Goal::Throughput;
   PassContext ctx;
   if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver)) return usageError(*error, "place");
-  if (auto error = sameOutputPaths(args, {"output", "stages-dir", "report"})) return usageError(*error, "place");
+  if (auto error = sameOutputPaths(args, {"output", "stages-dir", "report"}))
+    return usageError(*error, "place");
   AnnotateMode annotate_mode = AnnotateMode::Ort;
   if (auto it = args.values.find("annotate"); it != args.values.end()) {
     auto mode = parseAnnotateMode(it->second);
@@ -260,8 +261,8 @@ int runPlace(const Args& args) {
   report_context.seconds = elapsed();
   report_context.shared_weights =
       toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights));
-  report_context.accelerator = {model.devices.accelerators.op_overhead, model.devices.accelerators.boundary_overhead,
-                                0};
+  report_context.accelerator = {model.devices.accelerators.op_overhead,
+                                model.devices.accelerators.boundary_overhead, 0};
   report_context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
                         model.devices.cpus.boundary_bandwidth};
   const nlohmann::ordered_json report =
@@ -329,8 +330,9 @@ nlohmann::ordered_json costSummary(const LoadedModel& model) {
   }
   nlohmann::ordered_json out;
   out["devices"] = {{"name", d.name}, {"accelerators", d.accelerators.count}, {"cpus", d.cpus.count}};
-  out["overheads"] = {{"accelerator", {{"operator_seconds", d.accelerators.op_overhead},
-                                       {"boundary_seconds", d.accelerators.boundary_overhead}}},
+  out["overheads"] = {{"accelerator",
+                       {{"operator_seconds", d.accelerators.op_overhead},
+                        {"boundary_seconds", d.accelerators.boundary_overhead}}},
                       {"cpu",
                        {{"operator_seconds", d.cpus.op_overhead},
                         {"boundary_seconds", d.cpus.boundary_overhead},
@@ -404,13 +406,16 @@ int runInspect(const Args& args) {
     std::cout << jsonText(out, 2) << "\n";
     return kOk;
   }
-  std::printf("model        %s (IR %lld)\n", printable(graph->path).c_str(), static_cast<long long>(graph->ir_version));
+  std::printf("model        %s (IR %lld)\n", printable(graph->path).c_str(),
+              static_cast<long long>(graph->ir_version));
   std::printf("operators    %zu\n", graph->nodes.size());
   std::printf("weights      %.0f tensors, %.1f MB\n", weight_count, weights / 1e6);
   if (largest) {
-    std::printf("shared       %zu weight(s) read by several operators, %.1f MB; largest \"%s\" (%.1f MB, %zu readers)\n",
-                shared.size(), shared_bytes / 1e6, printable(largest->name).c_str(), largest->bytes / 1e6,
-                largest->readers.size());
+    std::printf(
+        "shared       %zu weight(s) read by several operators, %.1f MB; largest \"%s\" (%.1f MB, %zu "
+        "readers)\n",
+        shared.size(), shared_bytes / 1e6, printable(largest->name).c_str(), largest->bytes / 1e6,
+        largest->readers.size());
   }
   std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n", flops / 1e9, macs / 1e9);
   std::printf("op types    ");
@@ -431,11 +436,14 @@ int runInspect(const Args& args) {
   }
   if (d.cpus.count > 0) {
     std::printf("time         %.4g ms per sample on one CPU core (%.4g ms of it operator overhead)\n",
-                per_sample["one_cpu"].get<double>() * 1e3, per_sample["one_cpu_operator_overhead"].get<double>() * 1e3);
+                per_sample["one_cpu"].get<double>() * 1e3,
+                per_sample["one_cpu_operator_overhead"].get<double>() * 1e3);
   }
-  std::printf("overheads    accelerator: %s per operator, link + %s per boundary tensor; cpu: %s per operator, %s",
-              microseconds(d.accelerators.op_overhead).c_str(), microseconds(d.accelerators.boundary_overhead).c_str(),
-              microseconds(d.cpus.op_overhead).c_str(), microseconds(d.cpus.boundary_overhead).c_str());
+  std::printf(
+      "overheads    accelerator: %s per operator, link + %s per boundary tensor; cpu: %s per operator, %s",
+      microseconds(d.accelerators.op_overhead).c_str(),
+      microseconds(d.accelerators.boundary_overhead).c_str(), microseconds(d.cpus.op_overhead).c_str(),
+      microseconds(d.cpus.boundary_overhead).c_str());
   if (d.cpus.boundary_bandwidth > 0) std::printf(" + bytes / %.3g GB/s", d.cpus.boundary_bandwidth / 1e9);
   std::printf(" per boundary tensor\n");
   for (const std::string& note : model.annotation.notes)

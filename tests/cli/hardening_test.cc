@@ -57,7 +57,8 @@ TEST_F(Hardening, InputsThatAreNotFilesAreRefusedByName) {
   expectRefused({"partition", "/dev/zero"}, 1, {"/dev/zero: it is a character device"});
   expectRefused({"place", resnet, "--devices", dir}, 1, {dir + ": it is a directory"});
   expectRefused({"place", resnet, "--cost-profile", "/dev/zero"}, 1, {"/dev/zero: it is a character device"});
-  const std::string workload = dataPath("workloads/throughput-inputs/LayerGraphs/bert24_inference.json").string();
+  const std::string workload =
+      dataPath("workloads/throughput-inputs/LayerGraphs/bert24_inference.json").string();
   expectRefused({"evaluate", workload, "--split", dir}, 1, {dir + ": it is a directory"});
   expectRefused({"place", (work_ / "missing.onnx").string()}, 1, {"missing.onnx"});
 }
@@ -84,8 +85,9 @@ TEST_F(Hardening, AttributesShapeInferenceDividesByAreChecked) {
       w = Constant <value = float[4, 3, 1, 1] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}> ()
       y = Conv <strides = [2, 0]> (x, w)
     })");
-  expectRefused({"place", zero_stride}, 1,
-                {zero_stride + ": node 1 (Conv): attribute strides has 0 at position 1; it must be positive"});
+  expectRefused(
+      {"place", zero_stride}, 1,
+      {zero_stride + ": node 1 (Conv): attribute strides has 0 at position 1; it must be positive"});
   const std::string zero_group = modelFile("group.onnx", R"(
     <ir_version: 8, opset_import: ["" : 13]>
     g (float[1, 3, 8, 8] x) => (float[1, 4, 8, 8] y) {
@@ -104,7 +106,8 @@ TEST_F(Hardening, AttributesShapeInferenceDividesByAreChecked) {
     g (float[1, 3, 8, 8] x) => (float[1, 3, 8, 8] y) {
       y = MaxPool <kernel_shape = [1, 1], kernel_sizes = [2, 2]> (x)
     })");
-  expectRefused({"place", unknown}, 1, {unknown + ": node 0 (MaxPool): Unrecognized attribute: kernel_sizes"});
+  expectRefused({"place", unknown}, 1,
+                {unknown + ": node 0 (MaxPool): Unrecognized attribute: kernel_sizes"});
   // inspect and export-workload read the same way.
   expectRefused({"export-workload", zero_stride}, 1, {"attribute strides has 0"});
   RunResult inspect = run({"inspect", zero_stride});
@@ -164,8 +167,9 @@ TEST_F(Hardening, AGraphOutputNothingComputesIsAnError) {
   *proto.mutable_graph()->add_output() = proto.graph().output(0);
   proto.mutable_graph()->mutable_output(1)->set_name("ghost");
   const std::string file = write("ghost.onnx", proto.SerializeAsString());
-  expectRefused({"place", file}, 1,
-                {file + ": graph output 1 'ghost' is computed by no node and is no initializer or graph input"});
+  expectRefused(
+      {"place", file}, 1,
+      {file + ": graph output 1 'ghost' is computed by no node and is no initializer or graph input"});
 }
 
 // Shape arithmetic the loader folds itself: an overflow or INT64_MIN / -1 folds nothing (the tensors
@@ -210,7 +214,8 @@ TEST_F(Hardening, FuzzerReproducersGiveMessagesNotSignals) {
     const char* file;
     const char* message;
   } cases[] = {
-      {"fuzz-onnx-1.onnx", "node 24 (Conv \"n8\"): attribute strides has 0 at position 0; it must be positive"},
+      {"fuzz-onnx-1.onnx",
+       "node 24 (Conv \"n8\"): attribute strides has 0 at position 0; it must be positive"},
       {"fuzz-onnx-2.onnx", "node 5 (ConstantOfShape): Unrecognized attribute: va,ue"},
       {"fuzz-onnx-3.onnx", "node 30 (MaxPool \"n14\"): Unrecognized attribute: kernel_sha;e"},
       {"fuzz-onnx-4.onnx", "node 26 (Conv \"n10\"): attribute strides has 0 at position 1"},

@@ -86,7 +86,8 @@ TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["devices"], "tiny");
   // --dim names a symbolic input dimension the model has; any other name is an error that lists them.
-  EXPECT_EQ(run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=16", "--dim", "batch=2", "-q"}).exit_code, 0);
+  EXPECT_EQ(
+      run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=16", "--dim", "batch=2", "-q"}).exit_code, 0);
   r = run({"place", model("gpt_tied_light.onnx"), "--dim", "sequence=16"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no input has a symbolic dimension named 'sequence' (the model's are: batch, seq)"),
@@ -99,7 +100,8 @@ TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
   r = run({"place", model("gpt_tied_light.onnx"), "--dim", "batch=1000", "--dim", "seq=1024", "--report",
            (work_ / "big.json").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: tensor '/lm_head/Gemm_output_0' [1024000, 50257] holds 2.06e+11 bytes, more than 10 times an "
+  EXPECT_NE(r.err.find("warning: tensor '/lm_head/Gemm_output_0' [1024000, 50257] holds 2.06e+11 bytes, more "
+                       "than 10 times an "
                        "accelerator's 1.72e+10: is a dimension value too large?"),
             std::string::npos)
       << r.err;
@@ -107,7 +109,8 @@ TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
   // table) is an error, not a crash.
   r = run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=1025"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("gpt_tied_light.onnx: ONNX's shape inference crashed on this model"), std::string::npos)
+  EXPECT_NE(r.err.find("gpt_tied_light.onnx: ONNX's shape inference crashed on this model"),
+            std::string::npos)
       << r.err;
 }
 
@@ -187,7 +190,8 @@ TEST_F(CliTest, CostProfilesOverrideTheRoofline) {
   RunResult profiled = run({"export-workload", model("resnet50_light.onnx"), "--cost-profile", profile});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
-  EXPECT_NE(profiled.err.find("cost profile: 5 of 122 operators matched (3 by name, 0 through renamed"), std::string::npos)
+  EXPECT_NE(profiled.err.find("cost profile: 5 of 122 operators matched (3 by name, 0 through renamed"),
+            std::string::npos)
       << profiled.err;
   EXPECT_NE(plain.out, profiled.out) << "profiled operators take the measured times";
   const std::string broken = write("broken.json", R"({"version": 1, "unit": "minutes", "nodes": {}})");
@@ -200,14 +204,16 @@ TEST_F(CliTest, CostProfilesOverrideTheRoofline) {
 // with accelerators, which operators mix a profiled CPU time with a roofline accelerator time.
 TEST_F(CliTest, InspectShowsWhereTheTimesComeFrom) {
   const std::string trace = dataPath("profiles/ort130_light_squeezenet_cpu_optimized.json").string();
-  RunResult cpus = run({"inspect", model("light_squeezenet.onnx"), "--devices", "cpu-only-8", "--cost-profile", trace});
+  RunResult cpus =
+      run({"inspect", model("light_squeezenet.onnx"), "--devices", "cpu-only-8", "--cost-profile", trace});
   ASSERT_EQ(cpus.exit_code, 0) << cpus.err;
   EXPECT_NE(cpus.out.find("cost profile: 66 of 66 operators matched (10 by name, 29 through renamed kernels, "
                           "27 fused into those, 0 from 0 kernels placed by execution order"),
             std::string::npos)
       << cpus.out;
   EXPECT_NE(cpus.out.find("1 entries match no operator"), std::string::npos) << cpus.out;
-  EXPECT_NE(cpus.out.find("profile: accelerator times for 0, cpu times for 66"), std::string::npos) << cpus.out;
+  EXPECT_NE(cpus.out.find("profile: accelerator times for 0, cpu times for 66"), std::string::npos)
+      << cpus.out;
   EXPECT_EQ(cpus.out.find("mixed"), std::string::npos) << cpus.out;
   RunResult mixed = run({"inspect", model("light_squeezenet.onnx"), "--cost-profile", trace, "--json"});
   ASSERT_EQ(mixed.exit_code, 0) << mixed.err;

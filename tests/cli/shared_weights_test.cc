@@ -59,8 +59,15 @@ class SharedWeights : public CliTest {
 
   // place with a report; returns the report.
   Json place(double memory, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args{"place",     model_, "--devices", devices(memory), "--cost-profile", profile_,
-                                  "--report", (work_ / "report.json").string(), "-q"};
+    std::vector<std::string> args{"place",
+                                  model_,
+                                  "--devices",
+                                  devices(memory),
+                                  "--cost-profile",
+                                  profile_,
+                                  "--report",
+                                  (work_ / "report.json").string(),
+                                  "-q"};
     args.insert(args.end(), extra.begin(), extra.end());
     RunResult r = run(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -152,7 +159,8 @@ TEST_F(SharedWeights, OptionErrorsAndTrainingGraphs) {
     "sharedWeights": [{"name": "w", "size": 10, "nodes": [0, 7]}]})");
   RunResult missing = run({"partition", unknown});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_NE(missing.err.find(unknown + ": sharedWeights[0] (\"w\"): nodes: 7 is not a node id"), std::string::npos)
+  EXPECT_NE(missing.err.find(unknown + ": sharedWeights[0] (\"w\"): nodes: 7 is not a node id"),
+            std::string::npos)
       << missing.err;
 }
 

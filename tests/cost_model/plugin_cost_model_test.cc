@@ -30,7 +30,8 @@ TEST(PluginCostModel, AnswersConvsAndLeavesTheRestToTheRoofline) {
       ++convs;
       const auto& input = graph->tensors[graph->nodes[v].inputs[0]];
       // The plugin's estimates, and the runtime's dispatch on top (op_overhead; cost_model/README.md).
-      EXPECT_DOUBLE_EQ(node.p_acc, 1e-6 * static_cast<double>((*input.shape)[1]) + spec.accelerators.op_overhead)
+      EXPECT_DOUBLE_EQ(node.p_acc,
+                       1e-6 * static_cast<double>((*input.shape)[1]) + spec.accelerators.op_overhead)
           << graph->nodes[v].name;
       EXPECT_DOUBLE_EQ(node.p_cpu, 1e-4 + spec.cpus.op_overhead);
     } else {

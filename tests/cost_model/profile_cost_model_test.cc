@@ -182,8 +182,8 @@ TEST(ProfileCostModel, StacksInFrontOfTheRoofline) {
     if (!measured.empty()) ++profiled;
     // Per kind of device: the profile's time where it has one, the roofline's (with the dispatch
     // overhead an estimate lacks) otherwise.
-    const double acc = measured.accelerator ? *measured.accelerator
-                                            : *estimated.accelerator + spec.accelerators.op_overhead;
+    const double acc =
+        measured.accelerator ? *measured.accelerator : *estimated.accelerator + spec.accelerators.op_overhead;
     const double cpu = measured.cpu ? *measured.cpu : *estimated.cpu + spec.cpus.op_overhead;
     EXPECT_DOUBLE_EQ(p[v].p_acc, acc) << g.nodes[v].name;
     EXPECT_DOUBLE_EQ(p[v].p_cpu, cpu) << g.nodes[v].name;
@@ -287,8 +287,8 @@ TEST(ProfileCostModel, OptimizedTransformerTraceIsPlacedByFusionNamesAndExecutio
   ASSERT_EQ(g.tensors[g.nodes[matmul].outputs[0]].consumers.size(), 1u);
   const int add = g.tensors[g.nodes[matmul].outputs[0]].consumers.front();
   EXPECT_EQ(g.nodes[add].op_type, "Add");
-  EXPECT_NEAR(*resolved.estimate(g, matmul, twoCores()).cpu + *resolved.estimate(g, add, twoCores()).cpu, fused,
-              1e-12);
+  EXPECT_NEAR(*resolved.estimate(g, matmul, twoCores()).cpu + *resolved.estimate(g, add, twoCores()).cpu,
+              fused, 1e-12);
 }
 
 // The case: a CPU trace and a CPU-only device set. Every operator takes its time from the

@@ -103,22 +103,21 @@ TEST_P(PlaceEndToEnd, WritesValidModelsAndStages) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Bundled, PlaceEndToEnd,
-                         ::testing::Values("resnet50_light.onnx", "inception_v3_light.onnx",
-                                           "googlenet_light.onnx", "mobilenet_v2_light.onnx",
-                                           "vgg16_light.onnx", "bert_base_l3_light.onnx",
-                                           "bert_base_l6_light.onnx", "bert_base_l12_light.onnx",
-                                           "light_resnet50.onnx", "light_vgg19.onnx",
-                                           "light_bvlc_alexnet.onnx", "light_inception_v1.onnx",
-                                           "light_squeezenet.onnx", "gpt_tied_light.onnx", "gpt_untied_light.onnx"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           name = name.substr(0, name.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Bundled, PlaceEndToEnd,
+    ::testing::Values("resnet50_light.onnx", "inception_v3_light.onnx", "googlenet_light.onnx",
+                      "mobilenet_v2_light.onnx", "vgg16_light.onnx", "bert_base_l3_light.onnx",
+                      "bert_base_l6_light.onnx", "bert_base_l12_light.onnx", "light_resnet50.onnx",
+                      "light_vgg19.onnx", "light_bvlc_alexnet.onnx", "light_inception_v1.onnx",
+                      "light_squeezenet.onnx", "gpt_tied_light.onnx", "gpt_untied_light.onnx"),
+    [](const auto& info) {
+      std::string name = info.param;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace placer::testing

@@ -32,8 +32,8 @@ std::optional<IntTensor> eval(const onnx::NodeProto& n, const std::map<std::stri
 }
 
 TEST(ShapeFolding, ArithmeticIsChecked) {
-  const onnx::NodeProto div = node("Div", {"a", "b"}), mul = node("Mul", {"a", "b"}), add = node("Add", {"a", "b"}),
-                        sub = node("Sub", {"a", "b"});
+  const onnx::NodeProto div = node("Div", {"a", "b"}), mul = node("Mul", {"a", "b"}),
+                        add = node("Add", {"a", "b"}), sub = node("Sub", {"a", "b"});
   EXPECT_FALSE(eval(div, {{"a", vec({kMin})}, {"b", vec({-1})}})) << "INT64_MIN / -1 overflows";
   EXPECT_FALSE(eval(div, {{"a", vec({7})}, {"b", vec({0})}}));
   EXPECT_FALSE(eval(mul, {{"a", vec({kMax})}, {"b", vec({2})}}));

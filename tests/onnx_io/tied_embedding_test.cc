@@ -49,7 +49,8 @@ Placed place(const OnnxGraph& graph, int accelerators, SharedWeightMode mode) {
 }
 
 int devicesUsed(const Placed& p) {
-  return static_cast<int>(std::set<int>(p.solve.placement.device_of.begin(), p.solve.placement.device_of.end()).size());
+  return static_cast<int>(
+      std::set<int>(p.solve.placement.device_of.begin(), p.solve.placement.device_of.end()).size());
 }
 
 TEST(TiedEmbedding, ReplicatingTheWeightPlacesLikeTheUntiedModel) {

@@ -128,7 +128,8 @@ double acceleratorMemory(const Instance& inst, const std::vector<int>& dev, int 
     if (dev[v] == d) memory += inst.nodes[v].memory;
   }
   for (const WeightSpec& w : inst.weights) {
-    if (std::any_of(w.readers.begin(), w.readers.end(), [&](int r) { return dev[r] == d; })) memory += w.bytes;
+    if (std::any_of(w.readers.begin(), w.readers.end(), [&](int r) { return dev[r] == d; }))
+      memory += w.bytes;
   }
   return memory;
 }
@@ -557,9 +558,9 @@ Instance withSharedWeights(Instance inst, std::uint32_t seed) {
   }
   for (double m : standalone)
     largest = std::max(largest, m);
-  inst.devices.memory = draw.chance(0.2)
-                            ? 1e18
-                            : draw.integer(std::max(0, static_cast<int>(largest) - 1), static_cast<int>(total));
+  inst.devices.memory =
+      draw.chance(0.2) ? 1e18
+                       : draw.integer(std::max(0, static_cast<int>(largest) - 1), static_cast<int>(total));
   return inst;
 }
 
@@ -852,8 +853,9 @@ TEST(DpBruteForce, RandomCpuBoundaryCostsMatchExhaustiveSearch) {
 
 TEST(DpBruteForce, RandomTrainingCpuBoundaryCostsMatchExhaustiveSearch) {
   Coverage coverage;
-  auto failing = runRandomCases(randomCpuCostTrainingInstance, "randomCpuCostTrainingInstance",
-                                "training with cpu boundary costs", kCpuCostSeed, kCpuCostTrainingCases, coverage);
+  auto failing =
+      runRandomCases(randomCpuCostTrainingInstance, "randomCpuCostTrainingInstance",
+                     "training with cpu boundary costs", kCpuCostSeed, kCpuCostTrainingCases, coverage);
   ASSERT_TRUE(failing.empty()) << "failing seeds (first " << kMaxFailingCases
                                << " at most): " << seedList(failing);
   EXPECT_EQ(coverage.cases, kCpuCostTrainingCases);

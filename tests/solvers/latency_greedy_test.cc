@@ -167,7 +167,8 @@ TEST(LatencyGreedy, RandomGraphsGiveValidContiguousPlacements) {
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j)
         if (uniform(0, 3) == 0) g.edge(i, j, uniform(0, 4));
-    if (n >= 2 && seed % 2 == 0) g.sharedWeight(uniform(5, 20), {uniform(0, n - 1), uniform(0, n - 1), n - 1});
+    if (n >= 2 && seed % 2 == 0)
+      g.sharedWeight(uniform(5, 20), {uniform(0, n - 1), uniform(0, n - 1), n - 1});
     const Problem p = g.build();
     const OpGraph& graph = p.graph;
 

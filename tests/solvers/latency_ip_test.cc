@@ -255,7 +255,8 @@ TEST(LatencyIp, SharedWeightsEqualExhaustiveSearch) {
         EXPECT_EQ(s.result.status, SolveStatus::Infeasible) << "seed " << seed << " q " << q;
         continue;
       }
-      ASSERT_EQ(s.result.status, SolveStatus::Optimal) << "seed " << seed << " q " << q << ": " << s.result.message;
+      ASSERT_EQ(s.result.status, SolveStatus::Optimal)
+          << "seed " << seed << " q " << q << ": " << s.result.message;
       EXPECT_NEAR(s.result.value, slots, 1e-6 * slots) << "seed " << seed << " q " << q;
       expectConsistent(p, s, q);
       if (q == 1) {
