@@ -10,6 +10,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -79,5 +81,25 @@ class GraphBuilder {
  private:
   Problem problem_;
 };
+
+// Adds 1..max_weights shared weights to `p` (of n >= 2 nodes), each read by 2..max_readers distinct
+// nodes and of min_bytes..max_bytes bytes, all drawn from std::mt19937(seed).
+inline void addRandomSharedWeights(Problem& p, std::uint32_t seed, int max_weights, int max_readers,
+                                   int min_bytes, int max_bytes) {
+  std::mt19937 rng(seed);
+  const int n = static_cast<int>(boost::num_vertices(p.graph));
+  const int count = 1 + static_cast<int>(rng() % static_cast<std::uint32_t>(max_weights));
+  for (int i = 0; i < count; ++i) {
+    std::vector<Vertex> ids(n);
+    for (int v = 0; v < n; ++v)
+      ids[v] = static_cast<Vertex>(v);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    ids.resize(2 + rng() % static_cast<std::uint32_t>(std::min(max_readers - 1, n - 1)));
+    std::sort(ids.begin(), ids.end());
+    const double bytes =
+        min_bytes + static_cast<double>(rng() % static_cast<std::uint32_t>(max_bytes - min_bytes + 1));
+    p.weights.push_back({"w" + std::to_string(i), bytes, ids});
+  }
+}
 
 }  // namespace placer::testing

@@ -87,17 +87,7 @@ bool slotsRespectConstraints(const Problem& p, const std::vector<int>& slot_of, 
 // randomDag with memory and 1-2 shared weights of 15-40 bytes read by 2-3 nodes each.
 Problem randomDagWithSharedWeights(std::uint32_t seed, int n, DeviceSet devices) {
   Problem p = randomDag(seed, n, devices, true);
-  std::mt19937 rng(seed ^ 0x91u);
-  const int count = 1 + static_cast<int>(rng() % 2);
-  for (int i = 0; i < count; ++i) {
-    std::vector<Vertex> ids(n);
-    for (int v = 0; v < n; ++v)
-      ids[v] = static_cast<Vertex>(v);
-    std::shuffle(ids.begin(), ids.end(), rng);
-    ids.resize(2 + rng() % 2);
-    std::sort(ids.begin(), ids.end());
-    p.weights.push_back({"w" + std::to_string(i), 15.0 + static_cast<double>(rng() % 26), ids});
-  }
+  addRandomSharedWeights(p, seed ^ 0x91u, 2, 3, 15, 40);
   return p;
 }
 

@@ -78,17 +78,7 @@ Problem randomDagWithCpuCosts(std::uint32_t seed, int n, DeviceSet devices) {
 // copies sometimes fit and sometimes force readers together.
 Problem randomDagWithSharedWeights(std::uint32_t seed, int n, DeviceSet devices) {
   Problem p = randomDag(seed, n, devices, true);
-  std::mt19937 rng(seed ^ 0x77u);
-  const int count = 1 + static_cast<int>(rng() % 3);
-  for (int i = 0; i < count; ++i) {
-    std::vector<Vertex> ids(n);
-    for (int v = 0; v < n; ++v)
-      ids[v] = static_cast<Vertex>(v);
-    std::shuffle(ids.begin(), ids.end(), rng);
-    ids.resize(2 + rng() % std::min<std::uint32_t>(3, n - 1));
-    std::sort(ids.begin(), ids.end());
-    p.weights.push_back({"w" + std::to_string(i), 10.0 + static_cast<double>(rng() % 31), ids});
-  }
+  addRandomSharedWeights(p, seed ^ 0x77u, 3, 4, 10, 40);
   return p;
 }
 
