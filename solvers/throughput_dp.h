@@ -12,8 +12,9 @@
 //    node v -> id of J∖{v}); every sub-ideal of I is then reached exactly once by a DFS that removes
 //    maximal nodes in decreasing topological position, using only integer lookups;
 //  - along that DFS the block S = I∖I' grows by one node at a time, so its compute, memory and
-//    communication are updated incrementally (per-net counters of members inside S), O(degree) per
-//    pair instead of O(|V|+|E|);
+//    communication are updated incrementally (per-net counters of members inside S, for the
+//    accelerator's link cost and the CPU's boundary cost; per-weight counters of readers inside S,
+//    so a shared weight counts once), O(degree) per pair instead of O(|V|+|E|);
 //  - compute and memory only grow with S, so once S cannot beat an upper bound (from DPL) on an
 //    accelerator nor on a CPU, its whole DFS subtree is skipped.
 // DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals.
