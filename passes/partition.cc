@@ -94,15 +94,18 @@ namespace {
 
 // The max-load DP's split of `problem` (a nested pipeline: the DP needs its own reductions), DPL's
 // when the exact DP gives up on the number of ideals.
-Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, Algorithm algorithm) {
+Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, Algorithm algorithm,
+                              const Budget& budget) {
   PassContext nested;
   nested.solver.max_ideals = ctx.solver.max_ideals;
   nested.solver.progress = ctx.solver.progress;
+  nested.solver.budget = budget;
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
   auto outcome = runPipeline(throughput, defaultPipeline(algorithm == Algorithm::Dpl ? "dpl" : "dp"), nested);
-  if (!outcome && outcome.status().code() == StatusCode::Unsupported && algorithm != Algorithm::Dpl) {
+  if (!outcome && outcome.status().code() == StatusCode::Unsupported && algorithm != Algorithm::Dpl &&
+      !budget.interrupted()) {
     outcome = runPipeline(throughput, defaultPipeline("dpl"), nested);
   }
   if (!outcome) return outcome.status();
@@ -128,6 +131,8 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
       return Status::ok();
     case SolveStatus::Infeasible:
       return infeasible(result.message);
+    case SolveStatus::Interrupted:
+      return interrupted("interrupted");
     case SolveStatus::TimeLimit: {
       std::ostringstream msg;
       msg << "no split found within the time limit of " << settings.time_limit << " s (proven lower bound "
@@ -143,6 +148,9 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
 }  // namespace
 
 Status PartitionPass::run(Problem& problem, PassContext& ctx) {
+  // Pin the deadline now unless the caller set one: every phase below shares it.
+  if (!ctx.solver.budget.hasDeadline())
+    ctx.solver.budget = Budget(ctx.solver.time_limit, ctx.solver.budget.stopFlag());
   const Goal goal = problem.objective.goal;
   if (goal == Goal::Latency) return runLatency(problem, ctx);
   if (algorithm_ == Algorithm::Greedy) {
@@ -159,11 +167,15 @@ Status PartitionPass::runMaxLoadIp(Problem& problem, PassContext& ctx) {
   MaxLoadIpOptions options;
   options.contiguous = contiguous;
   options.gpipe = problem.objective.gpipe;
-  options.time_limit = ctx.solver.time_limit;
   options.mip_gap = ctx.solver.mip_gap;
   options.progress = mipProgress(ctx.solver.progress);
-  auto start = dpSplit(problem, ctx, Algorithm::Dp);
+  options.stop = ctx.solver.budget.stopFlag();
+  // The exact DP's split as the start, within a third of the time (DPL's when the DP runs out).
+  const Budget& budget = ctx.solver.budget;
+  auto start = dpSplit(problem, ctx, Algorithm::Dp, budget.within(budget.remaining() / 3));
+  if (budget.interrupted()) return interrupted("interrupted");
   if (start) options.start = start->placement.device_of;
+  options.time_limit = budget.remaining();
   SolveResult result = solveMaxLoadIp(problem, options);
   if (Status s = statusOf(result, ctx.solver); !s) return s;
   Placement check = result.placement;
@@ -191,7 +203,7 @@ Status PartitionPass::runLatency(Problem& problem, PassContext& ctx) {
       break;
     case Algorithm::Dp:
     case Algorithm::Dpl: {
-      auto split = dpSplit(problem, ctx, algorithm_);
+      auto split = dpSplit(problem, ctx, algorithm_, ctx.solver.budget);
       if (!split) return split.status();
       result = std::move(*split);
       auto latency = evaluateLatency(problem, result.placement.device_of);
@@ -209,13 +221,15 @@ Status PartitionPass::runLatency(Problem& problem, PassContext& ctx) {
       LatencyIpOptions options;
       options.subgraphs_per_accelerator =
           algorithm_ == Algorithm::Ip ? 1 : ctx.solver.subgraphs_per_accelerator;
-      options.time_limit = ctx.solver.time_limit;
       options.mip_gap = ctx.solver.mip_gap;
       options.progress = mipProgress(ctx.solver.progress);
-      // DPL's split as a further start: polynomial, so it never eats the time limit (the exact DP
+      options.stop = ctx.solver.budget.stopFlag();
+      // DPL's split as a further start: polynomial, so it hardly eats the time limit (the exact DP
       // meets millions of ideals on some latency workloads, e.g. 3 million on layer GNMT).
-      if (auto dpl = dpSplit(problem, ctx, Algorithm::Dpl))
+      if (auto dpl = dpSplit(problem, ctx, Algorithm::Dpl, ctx.solver.budget))
         options.baselines.push_back(dpl->placement.device_of);
+      if (ctx.solver.budget.interrupted()) return interrupted("interrupted");
+      options.time_limit = ctx.solver.budget.remaining();
       result = solveLatencyIp(problem, options);
       // With q > 1 the program's own slots can beat the evaluator's level split of the same
       // placement; what we write out is the placement, run as the evaluator runs it, so that is
@@ -251,17 +265,29 @@ Status PartitionPass::runDp(Problem& problem, PassContext& ctx) {
   DpOptions options;
   options.max_ideals = ctx.solver.max_ideals;
   options.progress = ctx.solver.progress;
+  // DPL (polynomial) answers even when the time is spent: it is the split everything falls back on.
+  options.budget = Budget::unlimited(ctx.solver.budget.stopFlag());
   options.linearize = true;
   SolveResult dpl = solveThroughputDp(problem, options);
+  options.budget = ctx.solver.budget;
   SolveResult result = dpl;
-  if (algorithm_ == Algorithm::Dp) {
+  std::string fallback;
+  if (algorithm_ == Algorithm::Dp && dpl.status != SolveStatus::Interrupted) {
     // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets
     // the exact DP skip every block that cannot beat it.
     options.linearize = false;
     if (dpl.status == SolveStatus::Feasible) options.upper_bound = dpl.value;
     result = solveThroughputDp(problem, options);
     result.stats.seconds += dpl.stats.seconds;
+    // Out of time: DPL's split stands, without a certificate.
+    if (result.status == SolveStatus::TimeLimit && dpl.status == SolveStatus::Feasible) {
+      fallback = " (" + result.message + "; DPL's split)";
+      dpl.stats = result.stats;
+      result = std::move(dpl);
+    }
   }
+  if (result.status == SolveStatus::Interrupted) return interrupted("interrupted");
+  if (result.status == SolveStatus::TimeLimit) return unsupported(result.message);
   if (result.status == SolveStatus::Infeasible) return infeasible(result.message);
   if (result.status == SolveStatus::Error) return unsupported(result.message);
   if (Status s = verify(problem, result.placement); !s) {
@@ -270,7 +296,7 @@ Status PartitionPass::runDp(Problem& problem, PassContext& ctx) {
   }
   std::ostringstream note;
   note << toString(algorithm_) << ": " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs
-       << " ideal pairs, max-load " << result.value;
+       << " ideal pairs, max-load " << result.value << fallback;
   ctx.note = note.str();
   ctx.solve = std::move(result);
   return Status::ok();

@@ -14,6 +14,7 @@
 
 #include "passes/problem.h"
 #include "passes/status.h"
+#include "solvers/budget.h"
 #include "solvers/solve_result.h"
 
 namespace placer {
@@ -25,6 +26,11 @@ struct SolverSettings {
   double mip_gap = 0;                                           // relative gap that stops an IP
   int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
   ProgressFn progress;
+  // The whole solve's deadline and stop flag (set on SIGINT/SIGTERM by the CLI). time_limit covers
+  // everything the partition pass does (starting splits, local search, building and solving the
+  // program); a caller that wants the clock to start earlier sets the deadline here, otherwise the
+  // partition pass starts time_limit's clock when it begins.
+  Budget budget;
 };
 
 struct PassContext {

@@ -99,7 +99,11 @@ Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view
 }
 
 Status PassManager::run(Problem& problem, PassContext& ctx) {
-  if (!ctx.original) ctx.original = problem;
+  if (!ctx.original) {
+    // Sums that overflow would surface later as a memory problem or an internal error.
+    if (Status s = checkMagnitudes(problem); !s) return s;
+    ctx.original = problem;
+  }
   for (auto& pass : passes_) {
     PassRecord record;
     record.name = std::string(pass->name());

@@ -2,9 +2,13 @@
 #include "passes/problem.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
+#include <sstream>
 #include <utility>
 
 namespace placer {
@@ -122,6 +126,76 @@ double totalMemory(const Problem& problem) {
   for (const SharedWeight& w : problem.weights)
     total += w.bytes;
   return total;
+}
+
+namespace {
+
+// A running sum that remembers its largest term, for the overflow message.
+struct Total {
+  explicit Total(const char* w) : what(w) {}
+  const char* what;
+  double sum = 0;
+  double largest = 0;
+  std::string largest_at;
+  void add(double x, const std::function<std::string()>& where) {
+    sum += x;
+    if (x > largest) {
+      largest = x;
+      largest_at = where();
+    }
+  }
+};
+
+std::string overflowMessage(const Total& t) {
+  std::ostringstream msg;
+  msg << "the costs overflow: the " << t.what << " add up to more than the largest number ("
+      << std::numeric_limits<double>::max() << ")";
+  if (!t.largest_at.empty()) msg << "; the largest is " << t.largest << " at " << t.largest_at;
+  return msg.str();
+}
+
+}  // namespace
+
+Status checkMagnitudes(const Problem& problem) {
+  const OpGraph& g = problem.graph;
+  Total acc("accelerator times"), cpu("CPU times"), memory("memory sizes"), transfer("transfer costs");
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    const OpNode& node = g[v];
+    auto at = [&] { return describeNode(g, v); };
+    if (std::isnan(node.p_acc) || node.p_acc < 0 || std::isnan(node.p_cpu) || node.p_cpu < 0 ||
+        !std::isfinite(node.memory) || node.memory < 0) {
+      return invalidInput(at() + " has a negative or undefined time, or a negative or infinite size");
+    }
+    if (node.supportedOnAccelerator()) acc.add(node.p_acc, at);
+    if (std::isfinite(node.p_cpu)) cpu.add(node.p_cpu, at);
+    memory.add(node.memory, at);
+  }
+  for (const SharedWeight& w : problem.weights) {
+    if (!std::isfinite(w.bytes) || w.bytes < 0)
+      return invalidInput("shared weight \"" + w.name + "\" has a negative or infinite size");
+    memory.add(w.bytes, [&] { return "shared weight \"" + w.name + "\""; });
+  }
+  // A net is paid by its producer's device and by each other device holding a consumer: no load
+  // or latency counts it more often than this.
+  for (const Net& net : problem.nets) {
+    if (!std::isfinite(net.cost) || !std::isfinite(net.cpu_cost) || net.cost < 0 || net.cpu_cost < 0)
+      return invalidInput("the output of " + describeNode(g, net.source) +
+                          " has a negative, infinite or undefined transfer cost");
+    const double times = 1.0 + static_cast<double>(net.sinks.size());
+    transfer.add(times * (net.cost + net.cpu_cost),
+                 [&] { return "the output of " + describeNode(g, net.source); });
+  }
+  for (const Total* t : {&acc, &cpu, &memory, &transfer}) {
+    if (!std::isfinite(t->sum)) return invalidInput(overflowMessage(*t));
+  }
+  if (!std::isfinite(acc.sum + cpu.sum + transfer.sum)) {
+    std::ostringstream msg;
+    msg << "the costs overflow: accelerator times (" << acc.sum << "), CPU times (" << cpu.sum
+        << ") and transfer costs (" << transfer.sum << ") add up to more than the largest number ("
+        << std::numeric_limits<double>::max() << ")";
+    return invalidInput(msg.str());
+  }
+  return Status::ok();
 }
 
 std::vector<std::vector<int>> weightsOfVertices(const Problem& problem) {

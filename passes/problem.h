@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "passes/status.h"
+
 namespace placer {
 
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -141,6 +143,12 @@ std::optional<std::vector<Vertex>> forwardTopologicalOrder(const OpGraph& graph)
 // A cycle (as vertices in order), empty if there is none. With forward_only, backward nodes and
 // their edges are ignored.
 std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only);
+
+// Every time, size and transfer cost is a finite non-negative number (+inf times mark a node a kind of
+// device cannot run), and their totals stay finite, so no load, latency or memory sum a solver forms
+// can overflow to infinity. InvalidInput naming the total (and its largest term) otherwise. The pass
+// manager checks this before the first pass.
+Status checkMagnitudes(const Problem& problem);
 
 // Bytes an accelerator needs for everything: every node's own memory and every shared weight once.
 double totalMemory(const Problem& problem);

@@ -20,6 +20,7 @@ enum class StatusCode {
   Unsupported,   // a request we do not handle (unknown pass, too many ideals, ...)
   IoError,       // cannot read or write a file
   Internal,      // a check that should never fail did
+  Interrupted,   // the stop flag was set (SIGINT, SIGTERM): nothing is to be written
 };
 
 class Status {
@@ -58,6 +59,9 @@ inline Status ioError(std::string message) {
 }
 inline Status internalError(std::string message) {
   return {StatusCode::Internal, std::move(message)};
+}
+inline Status interrupted(std::string message) {
+  return {StatusCode::Interrupted, std::move(message)};
 }
 
 // A value or the Status explaining why there is none (std::expected is C++23).

@@ -11,7 +11,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals,
+Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
                     const ProgressFn& progress, IdealLattice& lattice) {
   const int n = static_cast<int>(preds.size());
   const int words = std::max(1, (n + 63) / 64);
@@ -84,6 +84,11 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
         if (hashes.size() * 2 > table.size()) grow_table();
       }
       down.push_back({found, v, static_cast<std::int32_t>(j)});
+    }
+    if ((j & 1023) == 0 && budget.exhausted()) {
+      if (budget.interrupted()) return interrupted("interrupted while generating ideals");
+      return unsupported("time limit reached while generating ideals (" + std::to_string(hashes.size()) +
+                         " so far)");
     }
     if (progress && (j & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();

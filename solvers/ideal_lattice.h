@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "passes/status.h"
+#include "solvers/budget.h"
 #include "solvers/solve_result.h"
 
 namespace placer {
@@ -23,8 +24,9 @@ struct IdealLattice {
 
 // Generates the ideals of the DAG given by `preds` (node -> predecessors; nodes indexed in a
 // topological order), with Zobrist hashing to find each one once. Fails with Unsupported when there
-// are more than `max_ideals`; reports progress about twice a second.
-Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals,
+// are more than `max_ideals`, with Interrupted when the budget's stop flag is set and with Unsupported
+// ("time limit") when its deadline passes; reports progress about twice a second.
+Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
                     const ProgressFn& progress, IdealLattice& lattice);
 
 }  // namespace placer

@@ -221,6 +221,7 @@ void applyMipOutcome(SolveResult& result, const mip::Result& r, double value) {
   result.gap = mip::relativeGap(value, result.bound);
   if (!std::isfinite(result.gap)) result.gap = 0;
   result.message = r.message;
+  if (r.interrupted) result.status = SolveStatus::Interrupted;
 }
 
 SolveResult ipResult(const Problem& problem, const mip::Result& r, const std::vector<int>& device_of,

@@ -589,6 +589,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
 
   mip::Options mo;
   mo.time_limit = std::max(0.0, options.time_limit - seconds());  // the heuristics' time counts
+  mo.stop = options.stop;
   mo.mip_gap = options.mip_gap;
   if (options.progress) {
     mo.progress = [&options, unit](const mip::Progress& p) {

@@ -64,8 +64,9 @@
 namespace placer {
 
 struct LatencyIpOptions {
-  int subgraphs_per_accelerator = 1;  // q, the degree of non-contiguity (§4.1)
-  double time_limit = kInfinity;      // seconds, heuristics included (GLPK may overrun it a little)
+  int subgraphs_per_accelerator = 1;        // q, the degree of non-contiguity (§4.1)
+  double time_limit = kInfinity;            // seconds, heuristics included (GLPK may overrun it a little)
+  const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
   double mip_gap = 0;
   // A split (device_of) to start from. When given, it is the only start; when empty, the heuristics'
   // splits and `baselines` are scored by the evaluator and the best one that the slots can represent

@@ -12,6 +12,7 @@
 #include <random>
 #include <utility>
 
+#include "solvers/budget.h"
 #include "solvers/ip_common.h"
 #include "solvers/latency.h"
 #include "solvers/latency_greedy.h"
@@ -259,12 +260,11 @@ class SegmentSplitter {
 // CPU or to an accelerator at random, and placements that are invalid, deadlock or need more than
 // q pieces on an accelerator are rejected. Segment splits run their segments nearly one after
 // another; this finds the moves that let independent branches overlap on other devices. Stops after
-// `seconds` or once `patience` moves in a row have not improved the best placement.
+// when the budget runs out or once `patience` moves in a row have not improved the best placement.
 std::vector<int> anneal(const Problem& problem, const SegmentSplitter& splitter, std::vector<int> current,
-                        int q, double seconds, std::uint32_t seed) {
+                        int q, const Budget& budget, std::uint32_t seed) {
   const DeviceSet& devices = problem.devices;
   const int k = devices.accelerators;
-  const auto started = std::chrono::steady_clock::now();
   auto score = [&](const std::vector<int>& device_of) {
     Expected<LatencyEvaluation> e = evaluateLatency(problem, device_of);
     if (!e || !e->valid()) return kInfinity;
@@ -291,10 +291,7 @@ std::vector<int> anneal(const Problem& problem, const SegmentSplitter& splitter,
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uniform(0, 1);
   for (std::int64_t move = 0, since_best = 0; since_best < patience; ++move, ++since_best) {
-    if (move % 256 == 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= seconds) {
-      break;
-    }
+    if (move % 256 == 0 && budget.exhausted()) break;
     const int b = static_cast<int>(rng() % count);
     const int from = current[blocks[b].front()];
     const int pick = static_cast<int>(rng() % 10);
@@ -390,7 +387,8 @@ std::optional<LatencyStart> chooseLatencyStart(const Problem& problem, const Lat
     std::mt19937 rng(12345);
     std::uniform_real_distribution<double> uniform(0, 1);
     std::vector<double> priority(splitter.blocks());
-    for (int i = 0; i < options.random_orders && elapsed() < budget; ++i) {
+    const Budget stop_only = Budget::unlimited(options.stop);
+    for (int i = 0; i < options.random_orders && elapsed() < budget && !stop_only.interrupted(); ++i) {
       for (double& p : priority)
         p = uniform(rng);
       consider(splitter.split(splitter.orderBy(priority)));
@@ -398,7 +396,9 @@ std::optional<LatencyStart> chooseLatencyStart(const Problem& problem, const Lat
     if (start) {
       const double search = options.local_search_time >= 0 ? options.local_search_time
                                                            : std::min(0.25 * options.time_limit, 15.0);
-      consider(anneal(problem, splitter, start->device_of, q, search, 2020));
+      const double left = std::max(0.0, options.time_limit - elapsed());
+      consider(
+          anneal(problem, splitter, start->device_of, q, Budget(std::min(search, left), options.stop), 2020));
     }
   }
   return start;

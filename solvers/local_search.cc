@@ -35,7 +35,8 @@ Score score(const Problem& problem, const std::vector<int>& device_of) {
 
 }  // namespace
 
-std::vector<int> improveByLocalSearch(const Problem& problem, std::vector<int> device_of, int max_rounds) {
+std::vector<int> improveByLocalSearch(const Problem& problem, std::vector<int> device_of,
+                                      const Budget& budget, int max_rounds) {
   const OpGraph& g = problem.graph;
   const DeviceSet& devices = problem.devices;
   // Units: colocation classes and single nodes.
@@ -65,6 +66,7 @@ std::vector<int> improveByLocalSearch(const Problem& problem, std::vector<int> d
   for (int round = 0; round < max_rounds; ++round) {
     bool improved = false;
     for (const auto& unit : units) {
+      if (budget.exhausted()) return device_of;
       const int from = device_of[unit.front()];
       for (int d = 0; d < devices.count(); ++d) {
         if (d == from || !allowed(unit, d)) continue;
@@ -79,6 +81,7 @@ std::vector<int> improveByLocalSearch(const Problem& problem, std::vector<int> d
       }
     }
     for (std::size_t a = 0; a < units.size(); ++a) {
+      if (budget.exhausted()) return device_of;
       for (std::size_t b = a + 1; b < units.size(); ++b) {
         const int da = device_of[units[a].front()], db = device_of[units[b].front()];
         if (da == db || !allowed(units[a], db) || !allowed(units[b], da)) continue;

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "passes/problem.h"
+#include "solvers/budget.h"
 
 namespace placer {
 
-// Returns an improved split (or the same one). device_of must satisfy colocation and memory.
+// Returns an improved split (or the same one). device_of must satisfy colocation and memory. Stops
+// early, with the best split so far, when the budget runs out.
 std::vector<int> improveByLocalSearch(const Problem& problem, std::vector<int> device_of,
-                                      int max_rounds = 50);
+                                      const Budget& budget = {}, int max_rounds = 50);
 
 }  // namespace placer

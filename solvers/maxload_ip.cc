@@ -340,7 +340,12 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   m.minimize(objective);
 
   mip::Options mo;
-  mo.time_limit = options.time_limit;
+  // The clock started when solveMaxLoadIp was called: the local search and building the program
+  // count against the limit.
+  mo.time_limit =
+      std::max(0.0, options.time_limit -
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  mo.stop = options.stop;
   mo.mip_gap = options.mip_gap;
   mo.progress = options.progress;
   mo.progress_interval = options.progress_interval;
@@ -372,7 +377,8 @@ SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& optio
   // improvements slowly once the symmetry rows are in (the start is 27.92 on op BERT-3 inference, the
   // local search takes it to 21.91 in milliseconds).
   MaxLoadIpOptions improved = options;
-  improved.start = improveByLocalSearch(problem, options.start);
+  // At most half of the limit, so the search has time left.
+  improved.start = improveByLocalSearch(problem, options.start, Budget(options.time_limit / 2, options.stop));
   return solveOnce(problem, improved, started);
 }
 

@@ -33,7 +33,10 @@ struct MaxLoadIpOptions {
   bool contiguous = true;
   // App. A: minimise max_i FW_i + max_i BW_i (GPipe schedule) instead of max_i (FW_i + BW_i).
   bool gpipe = false;
-  double time_limit = kInfinity;  // seconds
+  // Seconds for the whole call: the local search from the start, building the program and the
+  // branch-and-cut.
+  double time_limit = kInfinity;
+  const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
   double mip_gap = 0;
   std::vector<int> start;  // device_of of a known split to start from (empty: none)
   bool symmetry_breaking = true;

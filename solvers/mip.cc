@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace placer::mip {
 
@@ -106,9 +107,30 @@ ProbPtr buildProblem(const Model& model) {
   return prob;
 }
 
+int milliseconds(double seconds);
+
+bool isSet(const std::atomic<bool>* flag) {
+  return flag != nullptr && flag->load(std::memory_order_relaxed);
+}
+
+// glp_simplex in slices of at most a quarter second: GLPK's simplex has no callback, but it resumes
+// from the basis it stopped at, so between slices the stop flag is seen promptly. Returns
+// glp_simplex's code of the last slice (GLP_ETMLIM once `time_limit` is spent or `stop` is set).
+int simplexInSlices(glp_prob* p, glp_smcp parm, double time_limit, const std::atomic<bool>* stop) {
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    const double left = time_limit - secondsSince(start);
+    if (left <= 0 || isSet(stop)) return GLP_ETMLIM;
+    parm.tm_lim = milliseconds(std::min(left, 0.25));
+    const int code = glp_simplex(p, &parm);
+    if (code != GLP_ETMLIM) return code;
+  }
+}
+
 // Completes the integer values of `start` with an LP over the continuous variables. Empty when the
 // start cannot be completed to a feasible solution.
-std::vector<double> completeStart(const Model& model, glp_prob* prob, const std::vector<double>& start) {
+std::vector<double> completeStart(const Model& model, glp_prob* prob, const std::vector<double>& start,
+                                  double time_limit, const std::atomic<bool>* stop) {
   ProbPtr copy(glp_create_prob());
   glp_copy_prob(copy.get(), prob, GLP_OFF);
   for (int j = 0; j < model.numVars(); ++j) {
@@ -123,7 +145,8 @@ std::vector<double> completeStart(const Model& model, glp_prob* prob, const std:
   // Not GLPK's LP presolver: it drops some single-variable rows, and completed starts then fail
   // the feasibility check below.
   parm.presolve = GLP_OFF;
-  if (glp_simplex(copy.get(), &parm) != 0 || glp_get_status(copy.get()) != GLP_OPT) return {};
+  if (simplexInSlices(copy.get(), parm, time_limit, stop) != 0 || glp_get_status(copy.get()) != GLP_OPT)
+    return {};
   std::vector<double> values(model.numVars());
   for (int j = 0; j < model.numVars(); ++j)
     values[j] = glp_get_col_prim(copy.get(), j + 1);
@@ -143,6 +166,7 @@ struct CallbackState {
   bool start_used = false;
   double bound = -kUnbounded;
   std::int64_t nodes = 0;
+  bool interrupted = false;
 };
 
 Progress snapshot(glp_tree* tree, CallbackState& state) {
@@ -164,6 +188,14 @@ Progress snapshot(glp_tree* tree, CallbackState& state) {
 
 void callback(glp_tree* tree, void* info) {
   auto& state = *static_cast<CallbackState*>(info);
+  // GLPK checks its time limit only between some steps (not during root cut generation), and knows
+  // nothing of the stop flag: both are checked at every callback.
+  const bool stop = state.options->stop != nullptr && state.options->stop->load(std::memory_order_relaxed);
+  if (stop || secondsSince(state.start) >= state.options->time_limit) {
+    state.interrupted = state.interrupted || stop;
+    glp_ios_terminate(tree);
+    return;
+  }
   if (glp_ios_reason(tree) == GLP_IHEUR && !state.start_offered && state.start_values != nullptr) {
     state.start_offered = true;
     std::vector<double> x(state.start_values->size() + 1);
@@ -304,10 +336,57 @@ double relativeGap(double incumbent, double bound) {
   return std::max(0.0, incumbent - bound) / std::max(std::abs(incumbent), 1e-9);
 }
 
+std::optional<std::string> outOfRange(const Model& model) {
+  constexpr double kLimit = 1e100;
+  // Infinite bounds are allowed (free columns); a nonzero number closer to 0 than 1/kLimit is refused
+  // too, since scaling divides by it.
+  auto bad = [](double x) {
+    if (std::isnan(x)) return true;
+    if (!std::isfinite(x) || x == 0) return false;
+    return std::abs(x) > kLimit || std::abs(x) < 1 / kLimit;
+  };
+  auto name = [](const std::string& n, const char* kind, int index) {
+    return n.empty() ? std::string(kind) + " " + std::to_string(index) : std::string(kind) + " '" + n + "'";
+  };
+  auto message = [](const std::string& where, double x) {
+    std::ostringstream out;
+    out << where << " has the number " << x << ", outside the range the MIP solver takes (" << 1 / kLimit
+        << " <= |x| <= " << kLimit << ")";
+    return out.str();
+  };
+  for (int j = 0; j < model.numVars(); ++j) {
+    const auto& v = model.vars()[j];
+    if (bad(v.lower)) return message("the lower bound of " + name(v.name, "column", j), v.lower);
+    if (bad(v.upper)) return message("the upper bound of " + name(v.name, "column", j), v.upper);
+  }
+  for (int i = 0; i < model.numConstraints(); ++i) {
+    const auto& row = model.rows()[i];
+    if (bad(row.rhs) || !std::isfinite(row.rhs))
+      return message("the right-hand side of " + name(row.name, "row", i), row.rhs);
+    for (const auto& [column, coefficient] : row.terms) {
+      if (bad(coefficient) || !std::isfinite(coefficient))
+        return message("the coefficient of " + name(model.vars()[column].name, "column", column) + " in " +
+                           name(row.name, "row", i),
+                       coefficient);
+    }
+  }
+  for (const auto& [column, coefficient] : model.objective().terms()) {
+    if (bad(coefficient) || !std::isfinite(coefficient))
+      return message("the objective's coefficient of " + name(model.vars()[column].name, "column", column),
+                     coefficient);
+  }
+  return std::nullopt;
+}
+
 Result solve(const Model& model, const Options& options) {
   QuietGlpk quiet;
   const Clock::time_point start = Clock::now();
   Result result;
+  // GLPK aborts the process on numbers its scaling cannot take; refuse them here instead.
+  if (auto problem = outOfRange(model)) {
+    result.message = *problem;
+    return result;
+  }
   ProbPtr prob = buildProblem(model);
   glp_prob* p = prob.get();
 
@@ -318,7 +397,9 @@ Result solve(const Model& model, const Options& options) {
                        std::to_string(model.numVars()) + " variables";
       return result;
     }
-    start_values = completeStart(model, p, options.start);
+    // Not limited by the time: the start is what a time-limited solve falls back on, and with its
+    // integers fixed the LP is small work.
+    start_values = completeStart(model, p, options.start, kUnbounded, options.stop);
     result.start_feasible = !start_values.empty();
   }
   // Falls back to the start when the search itself ends without an incumbent of its own.
@@ -339,16 +420,23 @@ Result solve(const Model& model, const Options& options) {
     return result;
   };
 
+  if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+    result.interrupted = true;
+    return finishWithStart(Status::NoSolution, "interrupted before the search");
+  }
   if (options.time_limit <= 0) return finishWithStart(Status::NoSolution, "no time to search (time limit 0)");
 
   glp_smcp lp;
   glp_init_smcp(&lp);
   lp.msg_lev = GLP_MSG_OFF;
   lp.presolve = GLP_OFF;
-  lp.tm_lim = milliseconds(options.time_limit);
-  const int lp_code = glp_simplex(p, &lp);
-  if (lp_code == GLP_ETMLIM)
-    return finishWithStart(Status::NoSolution, "time limit reached in the LP relaxation");
+  const int lp_code = simplexInSlices(p, lp, options.time_limit - secondsSince(start), options.stop);
+  if (lp_code == GLP_ETMLIM) {
+    result.interrupted = isSet(options.stop);
+    return finishWithStart(Status::NoSolution, result.interrupted
+                                                   ? "interrupted in the LP relaxation"
+                                                   : "time limit reached in the LP relaxation");
+  }
   if (lp_code != 0) {
     result.message = "GLPK's simplex failed on the LP relaxation (code " + std::to_string(lp_code) + ")";
     result.seconds = secondsSince(start);
@@ -408,6 +496,7 @@ Result solve(const Model& model, const Options& options) {
   mip.mir_cuts = options.cuts ? GLP_ON : GLP_OFF;
   const int code = glp_intopt(p, &mip);
   result.nodes = state.nodes;
+  result.interrupted = state.interrupted;
   result.start_used = state.start_used;
   result.seconds = secondsSince(start);
   const int mip_status = glp_mip_status(p);
@@ -438,10 +527,12 @@ Result solve(const Model& model, const Options& options) {
       result.status = Status::Feasible;
       result.bound = std::min(result.bound, result.objective);
       result.gap = relativeGap(result.objective, result.bound);
-      result.message = "time limit reached";
+      result.message = state.interrupted ? "interrupted" : "time limit reached";
       return result;
     }
-    return finishWithStart(Status::NoSolution, "time limit reached before any solution was found");
+    return finishWithStart(Status::NoSolution, state.interrupted
+                                                   ? "interrupted before any solution was found"
+                                                   : "time limit reached before any solution was found");
   }
   result.status = Status::Error;
   result.message = "GLPK's branch-and-cut failed (code " + std::to_string(code) + ")";

@@ -17,9 +17,11 @@
 // Only minimisation is offered: every formulation here minimises a load or a latency.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,8 +124,13 @@ struct Progress {
 };
 
 struct Options {
-  double time_limit = kUnbounded;  // seconds of branch-and-cut (the root LP is not interrupted)
-  double mip_gap = 0;              // stop once the relative gap is at most this
+  // Seconds for the whole call: completing the start, the root LP (GLPK checks its own clock there)
+  // and branch-and-cut (checked at every callback as well as by GLPK).
+  double time_limit = kUnbounded;
+  // Set by another thread or a signal handler: branch-and-cut stops at its next callback
+  // (Result::interrupted says so; the incumbent, if any, is still returned).
+  const std::atomic<bool>* stop = nullptr;
+  double mip_gap = 0;  // stop once the relative gap is at most this
   // Values of the integer variables (indexed by column; continuous entries are ignored) of a known
   // solution. It is completed by an LP over the continuous variables and offered to the solver.
   std::vector<double> start;
@@ -153,12 +160,19 @@ struct Result {
   std::vector<double> values;     // incumbent, indexed by column (empty without one)
   bool start_used = false;        // the start was accepted as an incumbent
   bool start_feasible = false;    // the start could be completed to a feasible solution
+  bool interrupted = false;       // stopped because Options::stop was set
   double seconds = 0;
   std::int64_t nodes = 0;
   std::string message;  // for Error, and details of how the solve ended
 };
 
 Result solve(const Model& model, const Options& options = {});
+
+// The first coefficient, right-hand side or finite bound of `model` whose magnitude GLPK's scaling
+// cannot take (beyond 1e100, where products of two overflow a double, or nonzero below 1e-100), or a
+// NaN, as a message naming the row or column; nullopt when every number is in range. solve()
+// refuses such a model with Status::Error instead of letting GLPK abort the process.
+std::optional<std::string> outOfRange(const Model& model);
 
 // Relative gap as GLPK and the reports define it.
 double relativeGap(double incumbent, double bound);

@@ -10,7 +10,9 @@
 
 namespace placer {
 
-enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Error };
+// TimeLimit: the budget's deadline passed before any split was found; Interrupted: its stop flag was
+// set (Ctrl-C), whatever was found is not to be used.
+enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Interrupted, Error };
 
 const char* toString(SolveStatus status);
 

@@ -323,7 +323,8 @@ class DpTable {
     std::fill(dp_.begin(), dp_.begin() + combos_, 0.0);  // the empty ideal costs nothing
   }
 
-  void fill(const ProgressFn& progress, SolveStats& stats) {
+  // False when the budget ran out before the table was complete.
+  bool fill(const ProgressFn& progress, const Budget& budget, SolveStats& stats) {
     BlockWalker walker = makeWalker();
     std::vector<double> best_acc(combos_), best_cpu(combos_);
     auto last_report = Clock::now();
@@ -358,12 +359,17 @@ class DpTable {
           cur[at(c, a)] = v;
         }
       }
+      if ((ideal & 63) == 0 && budget.exhausted()) {
+        stats.pruned = walker.pruned();
+        return false;
+      }
       if (progress && (ideal & 63) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
         last_report = Clock::now();
         progress({"dp", ideal, ideals, std::to_string(stats.ideal_pairs) + " ideal pairs evaluated"});
       }
     }
     stats.pruned = walker.pruned();
+    return true;
   }
 
   double optimum() const { return row(fullIdeal())[at(cpus_, accs_)]; }
@@ -483,13 +489,19 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
 
   const DpInstance instance = prepareInstance(problem, options.linearize);
   IdealLattice lattice;
-  if (Status s = buildLattice(instance.preds, options.max_ideals, options.progress, lattice); !s) {
+  auto outOfBudget = [&](const std::string& phase) {
+    if (options.budget.interrupted()) return finish(SolveStatus::Interrupted, "interrupted while " + phase);
+    return finish(SolveStatus::TimeLimit, "time limit reached while " + phase);
+  };
+  if (Status s = buildLattice(instance.preds, options.max_ideals, options.budget, options.progress, lattice);
+      !s) {
+    if (options.budget.exhausted()) return outOfBudget("generating ideals");
     return finish(SolveStatus::Error, s.message());
   }
   result.stats.ideals = lattice.size();
 
   DpTable table(problem, instance, lattice, options.upper_bound);
-  table.fill(options.progress, result.stats);
+  if (!table.fill(options.progress, options.budget, result.stats)) return outOfBudget("filling the DP table");
   const double optimum = table.optimum();
   const DeviceSet& devices = problem.devices;
   if (!(optimum < kInfinity)) {

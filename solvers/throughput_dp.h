@@ -24,6 +24,7 @@
 
 #include "passes/problem.h"
 #include "passes/status.h"
+#include "solvers/budget.h"
 #include "solvers/solve_result.h"
 
 namespace placer {
@@ -33,6 +34,9 @@ struct DpOptions {
   std::int64_t max_ideals = 4'000'000;  // refuse beyond this (memory and time)
   double upper_bound = kInfinity;       // a known achievable max-load, for pruning
   ProgressFn progress;                  // called about twice a second on long solves
+  // Deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop flag) when it
+  // runs out, checked every few hundred ideals.
+  Budget budget;
 };
 
 // Checks the contracted-problem preconditions above; the message says which pass is missing.
