@@ -484,46 +484,4 @@ Expected<std::vector<int>> readSplit(const std::filesystem::path& path, const Pr
   return parseSplit(*text, path.string(), problem);
 }
 
-Status writeFileAtomically(const std::filesystem::path& path, const std::string& text,
-                           const std::vector<std::filesystem::path>& inputs) {
-  std::error_code ec;
-  for (const auto& input : inputs) {
-    if (std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, input, ec)) {
-      return ioError("refusing to write " + path.string() + ": it is an input file");
-    }
-  }
-  std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
-  std::string pattern = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0)
-    return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
-  const std::string tmp(name.data());
-  ::fchmod(fd, 0644);  // mkstemp creates 0600; outputs are ordinary files
-  std::size_t written = 0;
-  while (written < text.size()) {
-    ssize_t w = ::write(fd, text.data() + written, text.size() - written);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      std::string err = std::strerror(errno);
-      ::close(fd);
-      std::filesystem::remove(tmp, ec);
-      return ioError("cannot write " + path.string() + ": " + err);
-    }
-    written += static_cast<std::size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::string err = std::strerror(errno);
-    std::filesystem::remove(tmp, ec);
-    return ioError("cannot write " + path.string() + ": " + err);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string err = std::strerror(errno);
-    std::filesystem::remove(tmp, ec);
-    return ioError("cannot write " + path.string() + ": " + err);
-  }
-  return Status::ok();
-}
-
 }  // namespace placer

@@ -54,9 +54,4 @@ Expected<std::vector<int>> readSplit(const std::filesystem::path& path, const Pr
 // Reads a whole file; the error names the path.
 Expected<std::string> readTextFile(const std::filesystem::path& path);
 
-// Writes `text` to `path` atomically (temporary file in the same directory, then rename), refusing
-// to write over any of `inputs`.
-Status writeFileAtomically(const std::filesystem::path& path, const std::string& text,
-                           const std::vector<std::filesystem::path>& inputs);
-
 }  // namespace placer

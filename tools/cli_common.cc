@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
+#include "onnx_io/output_files.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
+#include "tools/interrupt.h"
 
 namespace placer::cli {
 
@@ -131,6 +134,8 @@ int exitCodeFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::Ok:
       return kOk;
+    case StatusCode::Interrupted:
+      return 128 + (interruptSignal() != 0 ? interruptSignal() : SIGINT);
     case StatusCode::InvalidInput:
     case StatusCode::IoError:
       return kBadInput;
@@ -142,6 +147,16 @@ int exitCodeFor(const Status& status) {
 }
 
 int fail(const Status& status) {
+  // Once a signal has come, whatever failed after it (a shape-inference child killed by the same
+  // Ctrl-C, a solve cut short) is the interruption.
+  if (interruptFlag().load() && status.code() != StatusCode::Interrupted) {
+    return fail(interrupted(std::string(interruptSignal() == SIGTERM ? "terminated" : "interrupted")));
+  }
+  if (status.code() == StatusCode::Interrupted) {
+    say("",
+        std::string(interruptSignal() == SIGTERM ? "terminated" : "interrupted") + ": nothing was written");
+    return exitCodeFor(status);
+  }
   const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
   say(kind, status.message());
   return exitCodeFor(status);
@@ -201,7 +216,9 @@ std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<s
 
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
   if (auto it = args.values.find("output"); it != args.values.end()) {
-    return writeFileAtomically(it->second, text, inputs);
+    OutputTransaction transaction(inputs, &interruptFlag());
+    if (Status s = transaction.stageFile(it->second, text); !s) return s;
+    return transaction.commit();
   }
   std::cout << text;
   std::cout.flush();

@@ -18,6 +18,7 @@
 #include "solvers/evaluate.h"
 #include "solvers/latency.h"
 #include "tools/cli_common.h"
+#include "tools/interrupt.h"
 #include "tools/model_commands.h"
 
 namespace placer::cli {
@@ -41,9 +42,11 @@ Usage:
 Workloads use the JSON format of Tarnawski et al. (NeurIPS 2020); placements are written in the
 same format as their reference tool: {"maxLoad", "fpgas": [{"load", "nodes"}], "cpus": [...]}.
 
-Exit status: 0 success; 1 bad input (unreadable or malformed file, bad field, cycle, ...);
-2 bad command line; 3 infeasible instance or invalid split; 4 solver failure (too many ideals,
-internal error).
+Exit status: 0 success; 1 bad input (unreadable or malformed file, bad field, cycle, costs that
+overflow, ...) or an output that cannot be written; 2 bad command line; 3 infeasible instance or
+invalid split; 4 solver failure (too many ideals, no split within the time limit, internal error);
+130 or 143 interrupted by SIGINT or SIGTERM. A run writes all of its outputs or none: on an error or
+a signal, nothing it wrote remains.)
 )";
 
 const char* kPartitionHelp = R"(Usage: onnx-placer partition WORKLOAD.json [options]
@@ -63,8 +66,10 @@ Options:
                             several pieces; for latency at most --subgraphs-per-accelerator);
                           greedy: fill accelerators in topological order (latency baseline, App. F)
                           With --objective latency, dp and dpl score the max-load DP's split.
-  --time-limit S          stop an integer program after S seconds with the best split found, its
-                          proven bound and the gap (default: no limit)
+  --time-limit S          seconds for the whole solve (starting splits, local search, building and
+                          solving the program): an integer program stops with the best split
+                          found, its proven bound and the gap; the exact DP stops and answers
+                          with DPL's split (default: no limit)
   --mip-gap G             stop an integer program once the relative gap is at most G (default 0)
   --subgraphs-per-accelerator Q
                           pieces per accelerator for ip-noncontig with --objective latency
@@ -167,6 +172,7 @@ int runPartition(const Args& args) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   if (!quiet) ctx.solver.progress = progressPrinter(start);
+  ctx.solver.budget = Budget(ctx.solver.time_limit, &interruptFlag());
   auto outcome = runPipeline(std::move(*problem), pipeline, ctx);
   if (!outcome) return fail(outcome.status().withContext(workload));
 
@@ -314,6 +320,7 @@ int run(int argc, char** argv) {
     std::cout << command->help;
     return kOk;
   }
+  installInterruptHandlers();
   return command->run(args);
 }
 

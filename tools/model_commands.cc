@@ -15,6 +15,7 @@
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/onnx_model.h"
+#include "onnx_io/output_files.h"
 #include "onnx_io/plan_builder.h"
 #include "onnx_io/report.h"
 #include "onnx_io/stage_directory.h"
@@ -24,6 +25,7 @@
 #include "passes/pass_manager.h"
 #include "passes/subdivide.h"
 #include "solvers/evaluate.h"
+#include "tools/interrupt.h"
 
 namespace placer::cli {
 
@@ -43,7 +45,10 @@ Options:
                           metadata entry on every node for ONNX Runtime's
                           session.layer_assignment_settings; IR version 10), onnx-ir11 (also the
                           ONNX IR 11 device configuration fields; IR version 11)
-  --stages-dir DIR        write stage<k>.onnx per pipeline stage and pipeline.json into DIR
+  --stages-dir DIR        write stage<k>.onnx per pipeline stage and pipeline.json as DIR; an
+                          earlier stage directory there is replaced whole (no stale stage files
+                          remain), any other non-empty directory is refused
+  --force                 replace a --stages-dir directory even if it holds other files
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
                           pcie3-4x16gb, pcie4-2xa100-40gb)
@@ -73,7 +78,7 @@ Options:
   --cost-plugin LIB.so    a shared library giving operator times through the C ABI of
                           cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
-                          solver runtime) here (atomically) instead of standard output
+                          solver runtime) here instead of standard output
   --max-ideals N          give up when the graph has more than N ideals (default 4000000)
   -q, --quiet             no progress or summary on standard error
 )";
@@ -209,7 +214,7 @@ std::vector<OptionSpec> placeOptions() {
   std::vector<OptionSpec> specs = kModelOptions;
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   specs.insert(specs.end(), solver.begin(), solver.end());
-  specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}});
+  specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false}});
   return specs;
 }
 
@@ -239,14 +244,23 @@ int runPlace(const Args& args) {
       return usageError("--annotate must be metadata, ort or onnx-ir11 (got '" + it->second + "')", "place");
     annotate_mode = *mode;
   }
+  // Refused before any work rather than after the solve.
+  const bool force = args.flags.count("force") > 0;
+  if (auto it = args.values.find("stages-dir"); it != args.values.end() && !force) {
+    if (Status s = replaceableAsStageDirectory(it->second); !s)
+      return fail(Status(s.code(), s.message() + " (--force replaces it)"));
+  }
+  const std::atomic<bool>& stop = interruptFlag();
   LoadedModel model;
   if (int rc = loadAndAnnotate(args, "place", model); rc != kOk) return rc;
+  if (stop.load()) return fail(interrupted("interrupted"));
   const bool quiet = args.flags.count("quiet") > 0;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   if (!quiet) ctx.solver.progress = progressPrinter(start);
   model.annotation.problem.objective.goal = goal;
+  ctx.solver.budget = Budget(ctx.solver.time_limit, &stop);
   auto outcome = runPipeline(model.annotation.problem, defaultPipeline(algorithm, goal), ctx);
   if (!outcome) return fail(outcome.status().withContext(model.graph.path));
   const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
@@ -269,31 +283,29 @@ int runPlace(const Args& args) {
       placementReport(report_context, outcome->problem, plan, eval, outcome->solve);
   const std::string input = args.positional.front();
 
-  // Build every output in memory first, so a failure leaves nothing behind.
-  std::optional<std::string> annotated;
+  // All outputs or none: each is staged beside its destination, then all are moved into place. A
+  // failure or a signal before the end of the commit leaves the destinations as they were.
+  OutputTransaction outputs({input}, &stop);
   if (args.values.count("output")) {
     // External-data locations are rewritten to resolve from where the model is written.
     auto bytes = annotatedModelBytes(input, model.graph, plan, annotate_mode,
                                      std::filesystem::absolute(args.values.at("output")).parent_path());
     if (!bytes) return fail(bytes.status());
-    annotated = std::move(*bytes);
+    if (Status s = outputs.stageFile(args.values.at("output"), *bytes); !s) return fail(s);
   }
-  std::optional<StageSet> stages;
   if (args.values.count("stages-dir")) {
     auto built = buildStageModels(input, model.graph, plan, args.values.at("stages-dir"));
     if (!built) return fail(built.status());
-    stages = std::move(*built);
+    if (Status s = stageStageDirectory(outputs, args.values.at("stages-dir"), *built, force); !s)
+      return fail(s);
   }
-  if (annotated) {
-    if (Status s = writeFileAtomically(args.values.at("output"), *annotated, {input}); !s) return fail(s);
+  const std::string report_text = jsonText(report, 2) + "\n";
+  const auto report_path = args.values.find("report");
+  if (report_path != args.values.end()) {
+    if (Status s = outputs.stageFile(report_path->second, report_text); !s) return fail(s);
   }
-  if (stages) {
-    if (Status s = writeStageDirectory(args.values.at("stages-dir"), *stages, {input}); !s) return fail(s);
-  }
-  Args report_args;
-  if (auto it = args.values.find("report"); it != args.values.end())
-    report_args.values["output"] = it->second;
-  if (Status s = emit(report_args, jsonText(report, 2) + "\n", {input}); !s) return fail(s);
+  if (Status s = outputs.commit(); !s) return fail(s);
+  if (report_path == args.values.end()) std::cout << report_text << std::flush;
   if (!quiet) {
     std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s) (%s, %s), %.2f s\n",
                  goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,

@@ -63,11 +63,18 @@ class CliTest : public ::testing::Test {
     fs::remove_all(root_, ec);
   }
 
-  // Runs the CLI with the given arguments (without the program name); stdin is /dev/null.
-  RunResult run(const std::vector<std::string>& args) {
+  // A CLI run in progress (start), to be waited for (finish).
+  struct Running {
+    pid_t pid = -1;
+    std::string out_path, err_path;
+  };
+
+  // Starts the CLI with the given arguments (without the program name); stdin is /dev/null.
+  Running start(const std::vector<std::string>& args) {
     const int id = runs_++;
-    const std::string out_path = (root_ / ("stdout-" + std::to_string(id))).string();
-    const std::string err_path = (root_ / ("stderr-" + std::to_string(id))).string();
+    Running running;
+    running.out_path = (root_ / ("stdout-" + std::to_string(id))).string();
+    running.err_path = (root_ / ("stderr-" + std::to_string(id))).string();
     std::vector<std::string> storage{cliPath()};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -78,18 +85,25 @@ class CliTest : public ::testing::Test {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_addopen(&actions, 1, running.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, running.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    const int spawned = posix_spawn(&running.pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    RunResult result;
     if (spawned != 0) {
       ADD_FAILURE() << "cannot run " << cliPath() << ": " << std::strerror(spawned);
-      return result;
+      running.pid = -1;
     }
+    return running;
+  }
+
+  // Waits for a run to end and collects its exit code and streams.
+  RunResult finish(const Running& running) {
+    RunResult result;
+    if (running.pid < 0) return result;
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
+    while (::waitpid(running.pid, &status, 0) < 0) {
       if (errno != EINTR) {
         ADD_FAILURE() << "waitpid failed: " << std::strerror(errno);
         return result;
@@ -99,10 +113,13 @@ class CliTest : public ::testing::Test {
       result.exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
       result.exit_code = -1000 - WTERMSIG(status);
-    result.out = slurp(out_path);
-    result.err = slurp(err_path);
+    result.out = slurp(running.out_path);
+    result.err = slurp(running.err_path);
     return result;
   }
+
+  // Runs the CLI with the given arguments (without the program name); stdin is /dev/null.
+  RunResult run(const std::vector<std::string>& args) { return finish(start(args)); }
 
   // Writes `text` to work/name and returns its path.
   std::string write(const std::string& name, const std::string& text) {
