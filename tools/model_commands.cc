@@ -59,8 +59,10 @@ Options:
   --algorithm A           dp (exact DP, default), dpl (linearised DP), ip (integer program,
                           contiguous), ip-noncontig (integer program, non-contiguous: a device may
                           run several stages), greedy (latency baseline); see `partition --help`
-  --time-limit S, --mip-gap G, --subgraphs-per-accelerator Q
-                          integer-program limits, as for partition
+  --time-limit S          seconds for the whole solve (as for partition: an integer program
+                          answers with its best split, bound and gap; dp with DPL's split)
+  --mip-gap G, --subgraphs-per-accelerator Q
+                          integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
   --shared-weights replicate|colocate|auto
                           a weight several operators read (tied embeddings, shared constants):
