@@ -3,8 +3,10 @@
 #include <onnx/defs/schema.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
 namespace placer {
 
@@ -51,11 +53,53 @@ Status checkAttributes(const onnx::NodeProto& node, const std::string& where) {
   return Status::ok();
 }
 
+// Names the bodies of `node` read from outside them, added to `reads`. A body sees every name it
+// defines, in any order, and those of bodies inside it see those too.
+void bodyReads(const onnx::NodeProto& node, const std::set<std::string>& defined_around,
+               std::set<std::string>& reads) {
+  for (const auto& a : node.attribute()) {
+    std::vector<const onnx::GraphProto*> bodies;
+    if (a.has_g()) bodies.push_back(&a.g());
+    for (const auto& g : a.graphs())
+      bodies.push_back(&g);
+    for (const onnx::GraphProto* body : bodies) {
+      std::set<std::string> defined = defined_around;
+      for (const auto& input : body->input())
+        defined.insert(input.name());
+      for (const auto& init : body->initializer())
+        defined.insert(init.name());
+      for (const auto& inner : body->node())
+        defined.insert(inner.output().begin(), inner.output().end());
+      for (const auto& inner : body->node()) {
+        for (const std::string& name : inner.input()) {
+          if (!name.empty() && !defined.count(name)) reads.insert(name);
+        }
+        bodyReads(inner, defined, reads);
+      }
+    }
+  }
+}
+
+// `outer` holds the names the enclosing graphs define, which a body may read.
 Status checkGraph(const onnx::GraphProto& graph, const std::map<std::string, int>& opsets,
-                  const std::string& source, const std::string& scope) {
+                  const std::string& source, const std::string& scope, const std::set<std::string>& outer) {
+  // Shape inference dereferences the type of every input a node reads, so a name nothing defines
+  // crashes it (a typo in a tensor name is enough): checked first, in any node order.
+  std::set<std::string> visible = outer;
+  for (const auto& input : graph.input())
+    visible.insert(input.name());
+  for (const auto& init : graph.initializer())
+    visible.insert(init.name());
+  for (const auto& node : graph.node())
+    visible.insert(node.output().begin(), node.output().end());
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
     const std::string where = source + ": " + scope + label(node, i);
+    for (const std::string& name : node.input()) {
+      if (!name.empty() && !visible.count(name))
+        return invalidInput(where + " reads tensor '" + name +
+                            "', which no node, initializer or graph input produces");
+    }
     const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     if (domain.empty()) {
       auto opset = opsets.find("");
@@ -71,25 +115,116 @@ Status checkGraph(const onnx::GraphProto& graph, const std::map<std::string, int
     if (Status s = checkAttributes(node, where); !s) return s;
     for (const auto& a : node.attribute()) {
       if (a.has_g()) {
-        if (Status s = checkGraph(a.g(), opsets, source, scope + label(node, i) + ", " + a.name() + ", "); !s)
+        if (Status s =
+                checkGraph(a.g(), opsets, source, scope + label(node, i) + ", " + a.name() + ", ", visible);
+            !s)
           return s;
       }
       for (const auto& g : a.graphs()) {
-        if (Status s = checkGraph(g, opsets, source, scope + label(node, i) + ", " + a.name() + ", "); !s)
+        if (Status s =
+                checkGraph(g, opsets, source, scope + label(node, i) + ", " + a.name() + ", ", visible);
+            !s)
           return s;
       }
     }
+  }
+  int on_cycle = 0;
+  if (!topologicalNodeOrder(graph, &on_cycle)) {
+    return invalidInput(source + ": " + scope + "the graph has a cycle through " +
+                        label(graph.node(on_cycle), on_cycle));
   }
   return Status::ok();
 }
 
 }  // namespace
 
+std::optional<std::vector<int>> topologicalNodeOrder(const onnx::GraphProto& graph, int* on_cycle) {
+  const int n = graph.node_size();
+  std::map<std::string, int> producer;
+  for (int i = 0; i < n; ++i) {
+    for (const std::string& name : graph.node(i).output()) {
+      if (!name.empty()) producer.emplace(name, i);
+    }
+  }
+  std::vector<std::vector<int>> readers(n), sources(n);
+  std::vector<int> waiting(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    std::set<std::string> reads(node.input().begin(), node.input().end());
+    bodyReads(node, {}, reads);
+    std::set<int> from;
+    for (const std::string& name : reads) {
+      if (auto it = producer.find(name); it != producer.end()) from.insert(it->second);
+    }
+    for (int p : from) {
+      readers[p].push_back(i);
+      sources[i].push_back(p);
+    }
+    waiting[i] = static_cast<int>(from.size());
+  }
+  std::set<int> ready;
+  for (int i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.insert(i);
+  }
+  std::vector<int> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const int v = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(v);
+    for (int w : readers[v]) {
+      if (--waiting[w] == 0) ready.insert(w);
+    }
+  }
+  if (static_cast<int>(order.size()) == n) return order;
+  if (on_cycle != nullptr) {
+    // Every node left waits for another one left; walking back through those comes round to a node
+    // already met, which is on a cycle.
+    int v = 0;
+    while (waiting[v] == 0)
+      ++v;
+    std::vector<bool> met(n, false);
+    while (!met[v]) {
+      met[v] = true;
+      for (int p : sources[v]) {
+        if (waiting[p] > 0) {
+          v = p;
+          break;
+        }
+      }
+    }
+    *on_cycle = v;
+  }
+  return std::nullopt;
+}
+
+bool sortNodesTopologically(onnx::GraphProto& graph) {
+  bool sorted = true;
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& a : *node.mutable_attribute()) {
+      if (a.has_g()) sorted = sortNodesTopologically(*a.mutable_g()) && sorted;
+      for (auto& g : *a.mutable_graphs())
+        sorted = sortNodesTopologically(g) && sorted;
+    }
+  }
+  const auto order = topologicalNodeOrder(graph);
+  if (!order) return false;
+  bool moved = false;
+  for (int i = 0; i < static_cast<int>(order->size()); ++i)
+    moved = moved || (*order)[i] != i;
+  if (!moved) return sorted;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i : *order)
+    *nodes.Add() = graph.node(i);
+  graph.mutable_node()->Swap(&nodes);
+  return sorted;
+}
+
 Status checkModelNodes(const onnx::ModelProto& model, const std::string& source) {
   std::map<std::string, int> opsets;
   for (const auto& opset : model.opset_import())
     opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
-  if (Status s = checkGraph(model.graph(), opsets, source, ""); !s) return s;
+  if (Status s = checkGraph(model.graph(), opsets, source, "", {}); !s) return s;
   // Every graph output is computed: by a node, or it is an initializer or a graph input passed on.
   std::set<std::string> available;
   for (const auto& input : model.graph().input())

@@ -3,12 +3,17 @@
 // default domain is verified against its schema (required and unknown attributes, attribute types,
 // input and output counts), and the attributes the shape computations divide or index by must make
 // sense (strides, dilations, kernel sizes, group and block size positive; pads not negative). Every
-// graph output must be computed by something.
+// tensor a node reads must be defined (by a node, an initializer or a graph input, of its graph or of
+// an enclosing one: shape inference dereferences its type), the nodes of a graph must not form a
+// cycle, and every graph output must be computed by something. Nodes need not come in topological
+// order, which ONNX requires: sortNodesTopologically() puts them in one for shape inference.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "passes/status.h"
 
@@ -17,5 +22,16 @@ namespace placer {
 // InvalidInput naming `source`, the node (index, op type, name; inside a body, the path to it) and the
 // attribute or tensor at fault.
 Status checkModelNodes(const onnx::ModelProto& model, const std::string& source);
+
+// The positions of `graph`'s nodes in an order where each node follows those whose outputs it reads,
+// directly or from inside its bodies: the given order where it is one already (ONNX requires it;
+// shape inference crashes on a node that reads a tensor not yet written), else the first ready node
+// by position each time. On a cycle, nullopt, with `on_cycle` (when given) set to the position of a
+// node on it.
+std::optional<std::vector<int>> topologicalNodeOrder(const onnx::GraphProto& graph, int* on_cycle = nullptr);
+
+// Puts the nodes of `graph` and of every body inside it in topologicalNodeOrder(); false, leaving a
+// graph as it was, where there is a cycle.
+bool sortNodesTopologically(onnx::GraphProto& graph);
 
 }  // namespace placer

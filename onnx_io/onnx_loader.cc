@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -155,12 +156,15 @@ int countSubgraphNodes(const onnx::NodeProto& node) {
   return count;
 }
 
-// Names a subgraph reads from the enclosing scopes (used, not defined inside).
+// Names a subgraph reads from the enclosing scopes (used, not defined inside). Whatever the subgraph
+// defines counts, in any node order (ONNX requires topological order; the loader does not).
 void outerScopeInputs(const onnx::GraphProto& g, std::set<std::string> defined, std::set<std::string>& used) {
   for (const auto& i : g.input())
     defined.insert(i.name());
   for (const auto& i : g.initializer())
     defined.insert(i.name());
+  for (const auto& node : g.node())
+    defined.insert(node.output().begin(), node.output().end());
   for (const auto& node : g.node()) {
     for (const auto& name : node.input()) {
       if (!name.empty() && !defined.count(name)) used.insert(name);
@@ -170,8 +174,6 @@ void outerScopeInputs(const onnx::GraphProto& g, std::set<std::string> defined, 
       for (const auto& sub : attr.graphs())
         outerScopeInputs(sub, defined, used);
     }
-    for (const auto& name : node.output())
-      defined.insert(name);
   }
 }
 
@@ -272,6 +274,7 @@ bool addLoopOutputTypes(const onnx::GraphProto& g, const std::map<std::string, o
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
                onnx::ModelProto& work, std::vector<std::string>& warnings) {
   work = model;
+  sortNodesTopologically(*work.mutable_graph());  // checkModelNodes() has refused cycles
   int folded = 0;
   std::map<std::string, onnx::TypeProto> loop_types;
   try {
@@ -369,6 +372,11 @@ Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& sour
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // A crash in here is to end the child by its signal, which the parent reports: not to run a
+    // handler the host process installed (a crash reporter's, a sanitizer's, a fuzzer's), which would
+    // act as if the host had crashed.
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+      std::signal(signal, SIG_DFL);
     std::map<std::string, onnx::TypeProto> child_types;
     onnx::ModelProto child_work;
     std::vector<std::string> child_warnings;

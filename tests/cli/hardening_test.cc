@@ -219,6 +219,9 @@ TEST_F(Hardening, FuzzerReproducersGiveMessagesNotSignals) {
       {"fuzz-onnx-2.onnx", "node 5 (ConstantOfShape): Unrecognized attribute: va,ue"},
       {"fuzz-onnx-3.onnx", "node 30 (MaxPool \"n14\"): Unrecognized attribute: kernel_sha;e"},
       {"fuzz-onnx-4.onnx", "node 26 (Conv \"n10\"): attribute strides has 0 at position 1"},
+      {"fuzz-onnx-5.onnx",
+       "node 1 (Shape \"shape\") reads tensor 'a_typo', which no node, initializer or graph input produces"},
+      {"fuzz-onnx-7.onnx", "the graph has a cycle through node 0 (Shape \"shape\")"},
       {"fuzz-workload-1.json", ":1:319342: malformed JSON: number overflow parsing '3.45e453125'"},
   };
   for (const auto& c : cases) {
@@ -226,6 +229,17 @@ TEST_F(Hardening, FuzzerReproducersGiveMessagesNotSignals) {
     const bool workload = std::string(c.file).ends_with(".json");
     expectRefused({workload ? "partition" : "place", file}, 1, {file, c.message});
   }
+}
+
+// ONNX requires nodes in topological order and its shape inference crashes on a node that reads a
+// tensor a later node writes; the loader does not require the order, so it sorts the copy it infers.
+TEST_F(Hardening, NodesOutOfTopologicalOrderAreSortedForShapeInference) {
+  const std::string file = dataPath("repro/fuzz-onnx-6.onnx").string();  // Shape before the Relu it reads
+  RunResult r = run({"inspect", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 tensor(s) without a static shape"), std::string::npos) << r.out;
+  r = run({"place", file, "--devices", "cpu-only-8", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace
