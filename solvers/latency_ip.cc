@@ -678,6 +678,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     result.status = SolveStatus::Feasible;
     result.message = "the search stopped early (" + r.message + "); the best split found is returned";
   }
+  // Stopped on request: whatever was found is not to be used.
+  if (r.interrupted) {
+    result.status = SolveStatus::Interrupted;
+    result.message = "interrupted";
+  }
   // The program's TotalLatency for these slots (the start's is its schedule: the LP completes it).
   const double ip_total = from_start ? value : r.values[total.index] * unit;
   out.ip_latency = ip_total;
