@@ -31,7 +31,7 @@
 
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
-#include "solvers/latency.h"
+#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_ip.h"
 #include "solvers/maxload_ip.h"

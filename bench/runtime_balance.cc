@@ -39,7 +39,7 @@
 #include "onnx_io/stage_directory.h"
 #include "onnx_io/stage_models.h"
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 extern char** environ;
 

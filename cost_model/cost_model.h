@@ -8,7 +8,7 @@
 // node per operator with p_acc, p_cpu and the bytes of the weights it holds; one net per tensor,
 // paid once per device boundary, costing the link's transfer time for the tensor's bytes; and a
 // SharedWeight for every weight several operators read, held once by each device that runs one of
-// them (passes/shared_weights.h decides between replicating and colocating).
+// them (core/shared_weights.h decides between replicating and colocating).
 #pragma once
 
 #include <map>
@@ -20,8 +20,8 @@
 #include "cost_model/device_spec.h"
 #include "cost_model/roofline.h"
 #include "onnx_io/onnx_model.h"
-#include "passes/problem.h"
-#include "passes/shared_weights.h"
+#include "core/problem.h"
+#include "core/shared_weights.h"
 
 namespace placer {
 

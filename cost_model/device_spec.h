@@ -54,8 +54,8 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/status.h"
 
 namespace placer {
 

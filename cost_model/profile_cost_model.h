@@ -79,7 +79,7 @@
 
 #include "cost_model/cost_model.h"
 #include "onnx_io/onnx_model.h"
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -32,7 +32,7 @@
 
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/placement_plan.h"
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

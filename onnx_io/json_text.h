@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "onnx_io/placement_plan.h"
-#include "passes/problem.h"
-#include "solvers/evaluate.h"
-#include "solvers/solve_result.h"
+#include "core/problem.h"
+#include "core/evaluate.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

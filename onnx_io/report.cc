@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "passes/shared_weights.h"
+#include "core/shared_weights.h"
 
 namespace placer {
 

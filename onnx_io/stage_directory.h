@@ -8,7 +8,7 @@
 
 #include "onnx_io/output_files.h"
 #include "onnx_io/stage_models.h"
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -140,7 +140,7 @@ std::optional<int> asNodeId(const json& value) {
 }
 
 // "sharedWeights": [{"name": "wte", "size": bytes, "nodes": [ids]}]: a weight every accelerator that
-// holds one of the nodes holds once (passes/problem.h). A weight listed for one node is its memory.
+// holds one of the nodes holds once (core/problem.h). A weight listed for one node is its memory.
 Status readSharedWeights(const json& root, const std::string& source,
                          const std::map<long long, Vertex>& vertex_of_id, Problem& problem) {
   auto section = root.find("sharedWeights");

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
-#include "solvers/evaluate.h"
-#include "solvers/latency.h"
+#include "core/problem.h"
+#include "core/status.h"
+#include "core/evaluate.h"
+#include "core/latency.h"
 
 namespace placer {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "solvers/evaluate.h"
-#include "solvers/latency.h"
+#include "core/evaluate.h"
+#include "core/latency.h"
 #include "solvers/maxload_ip.h"
 
 namespace placer {

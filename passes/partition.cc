@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
-#include "solvers/latency.h"
+#include "core/evaluate.h"
+#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_ip.h"
 #include "solvers/maxload_ip.h"

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
-#include "solvers/budget.h"
-#include "solvers/solve_result.h"
+#include "core/problem.h"
+#include "core/status.h"
+#include "core/budget.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

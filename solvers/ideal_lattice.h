@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "passes/status.h"
-#include "solvers/budget.h"
-#include "solvers/solve_result.h"
+#include "core/status.h"
+#include "core/budget.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

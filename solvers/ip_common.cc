@@ -5,7 +5,7 @@
 #include <queue>
 #include <set>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/stages.h"
 
 namespace placer {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "solvers/latency.h"
+#include "core/latency.h"
 
 namespace placer {
 

@@ -14,7 +14,7 @@
 //    runs as soon as its inputs are ready, whichever core it is on.
 //
 // Every accelerator holds consecutive blocks of a topological order, so its nodes are contiguous and
-// the placement cannot deadlock. The result is scored by solvers/latency.h. The greedy looks at
+// the placement cannot deadlock. The result is scored by core/latency.h. The greedy looks at
 // neither times nor transfer costs, so its latency depends on the order's tie-breaking; the
 // depth-first order above gives the reference implementation's placements on all eight Table 4
 // workloads (and so its published latencies), whereas, for example, a smallest-index-first order
@@ -23,8 +23,8 @@
 
 #include <vector>
 
-#include "passes/problem.h"
-#include "solvers/solve_result.h"
+#include "core/problem.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "solvers/ip_common.h"
-#include "solvers/latency.h"
+#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_starts.h"
 

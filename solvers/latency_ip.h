@@ -43,7 +43,7 @@
 //   from the first node and never returns anything worse; the feasibility pump, useless then, is
 //   off (it overran the time limit by tens of seconds on the larger workloads).
 //
-// Slots versus the evaluator (solvers/latency.h): the evaluator splits an accelerator's nodes into
+// Slots versus the evaluator (core/latency.h): the evaluator splits an accelerator's nodes into
 // "level" pieces, the fewest contiguous pieces, each as early as its inputs allow. For q = 1 a slot
 // is exactly one level piece, so the IP's latency is the evaluator's. For q > 1 the IP may split a
 // device's nodes differently — e.g. put a node with a long CPU-side input into the device's second
@@ -56,10 +56,10 @@
 #include <functional>
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/status.h"
 #include "solvers/mip.h"
-#include "solvers/solve_result.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

@@ -1,6 +1,6 @@
 // Starting splits for the latency integer program: the greedy and baseline splits, segment splits
 // of topological orders of the greedy's blocks, and a local search from the best of them, each
-// scored by the latency evaluator (solvers/latency.h). Split out of latency_ip.cc: they are primal
+// scored by the latency evaluator (core/latency.h). Split out of latency_ip.cc: they are primal
 // heuristics with no GLPK in them.
 #include "solvers/latency_starts.h"
 
@@ -12,9 +12,9 @@
 #include <random>
 #include <utility>
 
-#include "solvers/budget.h"
+#include "core/budget.h"
 #include "solvers/ip_common.h"
-#include "solvers/latency.h"
+#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 
 namespace placer {

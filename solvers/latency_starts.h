@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "passes/problem.h"
+#include "core/problem.h"
 #include "solvers/latency_ip.h"
 
 namespace placer {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <map>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 namespace placer {
 

@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "passes/problem.h"
-#include "solvers/budget.h"
+#include "core/problem.h"
+#include "core/budget.h"
 
 namespace placer {
 

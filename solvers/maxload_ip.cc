@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/ip_common.h"
 #include "solvers/local_search.h"
 #include "solvers/stages.h"

@@ -23,9 +23,9 @@
 #include <functional>
 #include <vector>
 
-#include "passes/problem.h"
+#include "core/problem.h"
 #include "solvers/mip.h"
-#include "solvers/solve_result.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

@@ -12,8 +12,8 @@
 
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/ideal_lattice.h"
 
 namespace placer {

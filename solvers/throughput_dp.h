@@ -22,10 +22,10 @@
 
 #include <cstdint>
 
-#include "passes/problem.h"
-#include "passes/status.h"
-#include "solvers/budget.h"
-#include "solvers/solve_result.h"
+#include "core/problem.h"
+#include "core/status.h"
+#include "core/budget.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/problem.h"
+#include "core/problem.h"
 
 namespace placer::testing {
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "passes/pass.h"
-#include "passes/problem.h"
-#include "passes/shared_weights.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/shared_weights.h"
+#include "core/status.h"
 
 namespace placer::cli {
 
@@ -61,7 +61,7 @@ struct DeviceOverrides {
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
 
 // --shared-weights replicate|colocate|auto (default auto: replicate for inference, colocate for
-// training; passes/shared_weights.h).
+// training; core/shared_weights.h).
 std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);
 
 // --objective (throughput or latency), --algorithm (dp, dpl, ip, ip-noncontig or greedy; default dp),

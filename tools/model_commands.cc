@@ -24,7 +24,7 @@
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "passes/subdivide.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tools/interrupt.h"
 
 namespace placer::cli {

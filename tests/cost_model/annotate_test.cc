@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {

@@ -15,7 +15,7 @@
 
 #include "cost_model/cost_sources.h"
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 #include "tests/test_util.h"
 

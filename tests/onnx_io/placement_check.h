@@ -23,7 +23,7 @@
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/plan_builder.h"
 #include "onnx_io/stage_models.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {

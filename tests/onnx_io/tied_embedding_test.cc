@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "passes/shared_weights.h"
+#include "core/shared_weights.h"
 #include "tests/onnx_io/placement_check.h"
 
 namespace placer::testing {

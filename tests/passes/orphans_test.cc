@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 

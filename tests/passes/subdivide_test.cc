@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tests/graph_builder.h"
 
 namespace placer::testing {

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "passes/pass_manager.h"
-#include "passes/problem.h"
-#include "passes/shared_weights.h"
-#include "passes/status.h"
-#include "solvers/evaluate.h"
+#include "core/problem.h"
+#include "core/shared_weights.h"
+#include "core/status.h"
+#include "core/evaluate.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 

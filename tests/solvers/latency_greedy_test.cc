@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/latency.h"
+#include "core/latency.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/latency.h"
+#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"

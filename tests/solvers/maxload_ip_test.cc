@@ -10,7 +10,7 @@
 #include <set>
 
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/stages.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"

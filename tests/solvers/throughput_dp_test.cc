@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/throughput_dp.h"
 #include "tests/test_util.h"
 

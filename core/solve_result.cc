@@ -1,4 +1,4 @@
-#include "solvers/solve_result.h"
+#include "core/solve_result.h"
 
 namespace placer {
 

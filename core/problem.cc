@@ -1,5 +1,5 @@
 // Helpers over the core problem types: net construction, forward topological order, contraction.
-#include "passes/problem.h"
+#include "core/problem.h"
 
 #include <algorithm>
 #include <cmath>

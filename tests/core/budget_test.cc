@@ -1,14 +1,14 @@
 // Budgets: a set stop flag makes every solver report Interrupted (never a split to be used), an
 // exhausted deadline makes the DP report TimeLimit, and the partition pass answers an exhausted
 // deadline with DPL's split rather than nothing.
-#include "solvers/budget.h"
+#include "core/budget.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 
 #include "passes/pass_manager.h"
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "solvers/latency_ip.h"
 #include "solvers/maxload_ip.h"
 #include "solvers/throughput_dp.h"

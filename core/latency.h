@@ -19,7 +19,7 @@
 // is a single piece. Pieces whose inputs wait for one another (two subgraphs each needing the
 // other's output) make the placement deadlock, which is reported as an error naming the subgraphs.
 //
-// Validity is reported apart from the value, as for `splitViolations` in solvers/evaluate.h: nodes
+// Validity is reported apart from the value, as for `splitViolations` in core/evaluate.h: nodes
 // unsupported on accelerators placed there (their piece then takes forever), accelerators over their
 // memory (summed over all pieces) and separated colocation classes. The throughput evaluator's
 // acyclic-pipeline rule does not apply: a latency placement may send data back and forth between
@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "passes/problem.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/status.h"
 
 namespace placer {
 

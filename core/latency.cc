@@ -1,4 +1,4 @@
-#include "solvers/latency.h"
+#include "core/latency.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 namespace placer {
 

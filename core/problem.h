@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "passes/status.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -1,4 +1,4 @@
-#include "passes/shared_weights.h"
+#include "core/shared_weights.h"
 
 #include <algorithm>
 #include <map>

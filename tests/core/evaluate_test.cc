@@ -1,5 +1,5 @@
 // The evaluator: hand-computed loads on tiny graphs, and the human-expert splits of Table 1.
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The single-sample latency evaluator (Tarnawski et al. 2020, §4): hand-computed latencies on tiny
 // graphs, deadlocks, violations, and every placement of small random DAGs against an independent
 // discrete-event simulation written from the paper's formulas.
-#include "solvers/latency.h"
+#include "core/latency.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 #include "tests/graph_builder.h"
 
 namespace placer::testing {

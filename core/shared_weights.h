@@ -1,7 +1,7 @@
 // What to do with a weight that several operators read (a tied embedding matrix, a shared constant):
 // replicate it onto every device that holds a reader, or colocate its readers on one device.
 //
-// A Problem states shared weights as SharedWeight entries (passes/problem.h): an accelerator holding
+// A Problem states shared weights as SharedWeight entries (core/problem.h): an accelerator holding
 // any reader holds the weight once. That is replication with exact memory accounting, and every
 // solver models it: colocating the readers is one of the placements it considers, so a solver
 // colocates exactly when copies would not fit or would be slower. `Colocate` removes the choice by
@@ -14,8 +14,8 @@
 
 #include <string_view>
 
-#include "passes/problem.h"
-#include "passes/status.h"
+#include "core/problem.h"
+#include "core/status.h"
 
 namespace placer {
 

@@ -1,4 +1,4 @@
-#include "solvers/evaluate.h"
+#include "core/evaluate.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "passes/problem.h"
+#include "core/problem.h"
 
 namespace placer {
 
