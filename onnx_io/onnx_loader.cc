@@ -195,10 +195,46 @@ void readAttributes(const onnx::NodeProto& proto, OnnxNode& node) {
   }
 }
 
-void runInference(onnx::ModelProto& model) {
-  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                     onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/0,
-                                                                 /*data_propagation=*/true));
+// ONNX 1.12's inference dereferences the type of a tensor a node reads without checking that it has
+// one (Shape's data propagation does), and a tensor nothing typed — the output of an operator without
+// a schema, a graph input or output declared without a type — has none: a SIGSEGV. So every tensor
+// of `g` and of the bodies in it gets a type, empty where none is known, which inference fills in.
+void declareEveryTensor(onnx::GraphProto& g) {
+  std::set<std::string> declared;
+  for (auto* list : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()}) {
+    for (auto& info : *list) {
+      info.mutable_type();
+      declared.insert(info.name());
+    }
+  }
+  for (auto& node : *g.mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) declareEveryTensor(*attr.mutable_g());
+      for (auto& body : *attr.mutable_graphs())
+        declareEveryTensor(body);
+    }
+    for (const auto& name : node.output()) {
+      if (name.empty() || !declared.insert(name).second) continue;
+      onnx::ValueInfoProto* info = g.add_value_info();
+      info->set_name(name);
+      info->mutable_type();
+    }
+  }
+}
+
+// Runs ONNX's shape inference on `model`, in place. What inference could not do for some node (its
+// inputs disagree with its attributes, or with each other) is returned, one message per node; every
+// other node is inferred all the same.
+std::string runInference(onnx::ModelProto& model) {
+  declareEveryTensor(*model.mutable_graph());
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/1,
+                                                                   /*data_propagation=*/true));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypeProto>& types) {
@@ -268,18 +304,37 @@ bool addLoopOutputTypes(const onnx::GraphProto& g, const std::map<std::string, o
   return added;
 }
 
+// The first node ONNX's inference found inconsistent (its input shapes disagree with each other or
+// with its attributes: "(op_type:Add, node name: /Add): [ShapeInferenceError] Incompatible
+// dimensions"), in the errors runInference() returned; empty when there is none. Such a node's
+// outputs, and everything after them, get no shape. Nodes it merely could not type (an input of
+// unknown element type, after an operator without a schema) do not count, nor a shape it inferred
+// that differs from the one the model declares ("... and existing shape differ ..."): inference
+// keeps the declared one and goes on.
+std::string firstInconsistency(const std::string& errors) {
+  std::istringstream lines(errors);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t start = line.find("(op_type:");
+    if (start != std::string::npos && line.find("): [ShapeInferenceError]", start) != std::string::npos &&
+        line.find("existing", start) == std::string::npos)
+      return line.substr(start);
+  }
+  return "";
+}
+
 // Element types and shapes of every tensor, from shape inference on a copy (`work`) with shape
 // arithmetic folded; the copy keeps what inference found inside control-flow bodies, and the folded
-// values as initializers. Returns the number of nodes folded.
+// values as initializers. `inconsistency` is what firstInconsistency() found in the last round.
+// Returns the number of nodes folded.
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
-               onnx::ModelProto& work, std::vector<std::string>& warnings) {
+               onnx::ModelProto& work, std::vector<std::string>& warnings, std::string& inconsistency) {
   work = model;
   sortNodesTopologically(*work.mutable_graph());  // checkModelNodes() has refused cycles
   int folded = 0;
   std::map<std::string, onnx::TypeProto> loop_types;
   try {
     for (int round = 0; round < 16; ++round) {
-      runInference(work);
+      inconsistency = firstInconsistency(runInference(work));
       types.clear();
       collectShapes(work.graph(), types);
       std::map<std::string, Shape> shapes;
@@ -356,11 +411,12 @@ bool writeAll(int fd, const std::string& bytes) {
   return true;
 }
 
-// inferTypes() in a forked child: its results (the working copy, as protobuf, and the warnings, one
-// per line) come back through a pipe; a child killed by a signal is an error naming the file.
+// inferTypes() in a forked child: its results (the working copy, as protobuf, the inconsistency, and
+// the warnings, one per line) come back through a pipe; a child killed by a signal is an error naming
+// the file.
 Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& source,
                           std::map<std::string, onnx::TypeProto>& types, onnx::ModelProto& work,
-                          std::vector<std::string>& warnings) {
+                          std::vector<std::string>& warnings, std::string& inconsistency) {
   const onnx::ModelProto light = withoutWeightData(model);
   int fds[2];
   if (::pipe(fds) != 0) return ioError(source + ": cannot run shape inference: " + std::strerror(errno));
@@ -380,10 +436,11 @@ Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& sour
     std::map<std::string, onnx::TypeProto> child_types;
     onnx::ModelProto child_work;
     std::vector<std::string> child_warnings;
-    inferTypes(light, child_types, child_work, child_warnings);
+    std::string child_inconsistency;
+    inferTypes(light, child_types, child_work, child_warnings, child_inconsistency);
     std::string bytes;
     child_work.SerializeToString(&bytes);
-    std::string message = std::to_string(bytes.size()) + "\n" + bytes;
+    std::string message = std::to_string(bytes.size()) + "\n" + bytes + child_inconsistency + "\n";
     for (const std::string& w : child_warnings)
       message += w + "\n";
     ::_exit(writeAll(fds[1], message) ? 0 : 1);
@@ -415,6 +472,7 @@ Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& sour
     return internalError(source + ": shape inference in a child process gave no result");
   }
   std::istringstream lines(received.substr(newline + 1 + size));
+  std::getline(lines, inconsistency);
   for (std::string line; std::getline(lines, line);)
     warnings.push_back(line);
   types.clear();
@@ -634,10 +692,16 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   if (Status s = fixInputDims(model, options, out.path, out.warnings); !s) return s;
   std::map<std::string, onnx::TypeProto> types;
   onnx::ModelProto inferred;
+  std::string inconsistency;
   if (options.isolate_shape_inference) {
-    if (Status s = inferTypesIsolated(model, out.path, types, inferred, out.warnings); !s) return s;
+    if (Status s = inferTypesIsolated(model, out.path, types, inferred, out.warnings, inconsistency); !s)
+      return s;
   } else {
-    inferTypes(model, types, inferred, out.warnings);
+    inferTypes(model, types, inferred, out.warnings, inconsistency);
+  }
+  if (!inconsistency.empty()) {
+    return invalidInput(out.path + ": ONNX's shape inference finds the model inconsistent at " +
+                        inconsistency + " (a --dim value the model cannot take?)");
   }
   const onnx::GraphProto& graph = model.graph();
 

@@ -242,5 +242,16 @@ TEST_F(Hardening, NodesOutOfTopologicalOrderAreSortedForShapeInference) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// ONNX's shape inference crashed on a Shape reading a tensor nothing typed: the output of an operator
+// without a schema (a custom domain's), or a graph input declared without a type. Such models load.
+TEST_F(Hardening, TensorsWithoutATypeDoNotCrashShapeInference) {
+  for (const char* name : {"fuzz-onnx-8.onnx", "fuzz-onnx-9.onnx"}) {
+    const std::string file = dataPath(std::string("repro/") + name).string();
+    RunResult r = run({"inspect", file});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("tensor(s) without a static shape"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace placer::testing
