@@ -44,7 +44,9 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
 // within each accelerator's limit, colocation classes together, the forward part of every device a
 // block of one acyclic pipeline (stage_of consistent with every forward edge and no device split
 // over two stages), and placement.value equal to the recomputed max-load (relative 1e-9). A
-// non-contiguous split (contiguous = false) may hold several stages per device.
+// non-contiguous split (contiguous = false) may hold several stages per device; on a graph whose
+// forward part has cycles (contracted colocation classes) its pipeline order is not checked: it is
+// checked on the original nodes after expansion.
 Status verify(const Problem& problem, const Placement& placement, bool contiguous = true);
 
 }  // namespace placer

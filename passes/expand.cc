@@ -5,6 +5,7 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/maxload_ip.h"
+#include "solvers/stages.h"
 
 namespace placer {
 
@@ -44,6 +45,14 @@ Status ExpandPass::run(Problem& problem, PassContext& ctx) {
       return internalError("expanded placement fails verification: " + s.message());
     }
   } else {
+    // A non-contiguous split's pipeline stages, ordered on the original nodes (on the contracted
+    // graph, a colocation class around a path can leave none).
+    if (ctx.non_contiguous) {
+      auto stages = pipelineStages(problem, placement.device_of);
+      if (!stages)
+        return internalError("the expanded split has no pipeline order: " + stages.status().message());
+      placement.stage_of = std::move(*stages);
+    }
     placement.value = evaluateThroughput(problem, placement.device_of).max_load;
     if (Status s = verify(problem, placement, !ctx.non_contiguous); !s) {
       return internalError("expanded placement fails verification: " + s.message());

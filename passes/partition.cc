@@ -1,45 +1,13 @@
 #include "passes/partition.h"
 
+#include <cmath>
 #include <sstream>
 
-#include <cmath>
-#include <cstdio>
-
-#include "passes/pass_manager.h"
 #include "core/evaluate.h"
 #include "core/latency.h"
-#include "solvers/latency_greedy.h"
-#include "solvers/latency_ip.h"
-#include "solvers/maxload_ip.h"
-#include "solvers/throughput_dp.h"
+#include "passes/pass_manager.h"
 
 namespace placer {
-
-Expected<Algorithm> parseAlgorithm(std::string_view name) {
-  if (name == "dp") return Algorithm::Dp;
-  if (name == "dpl") return Algorithm::Dpl;
-  if (name == "ip") return Algorithm::Ip;
-  if (name == "ip-noncontig") return Algorithm::IpNonContig;
-  if (name == "greedy") return Algorithm::Greedy;
-  return unsupported("unknown algorithm '" + std::string(name) +
-                     "' (expected dp, dpl, ip, ip-noncontig or greedy)");
-}
-
-const char* toString(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::Dp:
-      return "dp";
-    case Algorithm::Dpl:
-      return "dpl";
-    case Algorithm::Ip:
-      return "ip";
-    case Algorithm::IpNonContig:
-      return "ip-noncontig";
-    case Algorithm::Greedy:
-      return "greedy";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -94,7 +62,7 @@ namespace {
 
 // The max-load DP's split of `problem` (a nested pipeline: the DP needs its own reductions), DPL's
 // when the exact DP gives up on the number of ideals.
-Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, Algorithm algorithm,
+Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bool linear,
                               const Budget& budget) {
   PassContext nested;
   nested.solver.max_ideals = ctx.solver.max_ideals;
@@ -103,23 +71,12 @@ Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, Al
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
-  auto outcome = runPipeline(throughput, defaultPipeline(algorithm == Algorithm::Dpl ? "dpl" : "dp"), nested);
-  if (!outcome && outcome.status().code() == StatusCode::Unsupported && algorithm != Algorithm::Dpl &&
-      !budget.interrupted()) {
+  auto outcome = runPipeline(throughput, defaultPipeline(linear ? "dpl" : "dp"), nested);
+  if (!outcome && outcome.status().code() == StatusCode::Unsupported && !linear && !budget.interrupted()) {
     outcome = runPipeline(throughput, defaultPipeline("dpl"), nested);
   }
   if (!outcome) return outcome.status();
   return outcome->solve;
-}
-
-std::function<void(const mip::Progress&)> mipProgress(const ProgressFn& progress) {
-  if (!progress) return nullptr;
-  return [progress](const mip::Progress& p) {
-    char detail[160];
-    std::snprintf(detail, sizeof detail, "nodes, incumbent %.6g, bound %.6g, gap %.2f%%", p.incumbent,
-                  p.bound, std::isfinite(p.gap) ? 100 * p.gap : 100.0);
-    progress(ProgressEvent{"ip", p.nodes, 0, detail});
-  };
 }
 
 // What a solver's status means for the pipeline: a split (possibly with a gap) goes on, the rest
@@ -134,6 +91,7 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
     case SolveStatus::Interrupted:
       return interrupted("interrupted");
     case SolveStatus::TimeLimit: {
+      if (!std::isfinite(settings.time_limit)) return unsupported(result.message);
       std::ostringstream msg;
       msg << "no split found within the time limit of " << settings.time_limit << " s (proven lower bound "
           << result.bound << ")";
@@ -145,159 +103,70 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
   return unsupported(result.message);
 }
 
+// The log line: the solver, its status, the value, and what it proved or counted.
+std::string noteOf(const SolverInfo& solver, const Problem& problem, const SolveResult& result) {
+  std::ostringstream note;
+  const bool latency = problem.objective.goal == Goal::Latency;
+  note << solver.name << ": " << toString(result.status) << ", "
+       << (latency                   ? "latency "
+           : problem.objective.gpipe ? "max FW + max BW "
+                                     : "max-load ")
+       << result.value << ", bound " << result.bound;
+  if (result.stats.ideals > 0)
+    note << ", " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs << " ideal pairs";
+  if (result.stats.mip_nodes > 0) note << ", " << result.stats.mip_nodes << " branch-and-bound nodes";
+  if (!result.message.empty() && result.status == SolveStatus::Feasible)
+    note << " (" << result.message << ")";
+  return note.str();
+}
+
 }  // namespace
 
 Status PartitionPass::run(Problem& problem, PassContext& ctx) {
-  // Pin the deadline now unless the caller set one: every phase below shares it.
+  // Pin the deadline now unless the caller set one: every phase of the solve shares it.
   if (!ctx.solver.budget.hasDeadline())
     ctx.solver.budget = Budget(ctx.solver.time_limit, ctx.solver.budget.stopFlag());
-  const Goal goal = problem.objective.goal;
-  if (goal == Goal::Latency) return runLatency(problem, ctx);
-  if (algorithm_ == Algorithm::Greedy) {
-    return unsupported("greedy is a latency baseline (App. F); use it with the latency objective");
+  const bool latency = problem.objective.goal == Goal::Latency;
+  if (latency && !solver_.latency) return unsupported(solver_.name + " does not minimise latency");
+  if (!latency && !solver_.throughput) {
+    return unsupported(solver_.name + " is a latency solver (" + solver_.summary +
+                       "); use it with the latency objective");
   }
-  if (algorithm_ == Algorithm::Ip || algorithm_ == Algorithm::IpNonContig) return runMaxLoadIp(problem, ctx);
-  if (problem.objective.gpipe) return unsupported("the GPipe objective needs --algorithm ip or ip-noncontig");
-  return runDp(problem, ctx);
-}
-
-Status PartitionPass::runMaxLoadIp(Problem& problem, PassContext& ctx) {
+  if (!latency && problem.objective.gpipe && !solver_.gpipe) {
+    return unsupported("the GPipe objective needs --algorithm ip or ip-noncontig");
+  }
+  if (solver_.precondition) {
+    if (Status s = solver_.precondition(problem); !s) return s;
+  }
   if (Status s = checkTriviallyFeasible(problem); !s) return s;
-  const bool contiguous = algorithm_ == Algorithm::Ip;
-  MaxLoadIpOptions options;
-  options.contiguous = contiguous;
-  options.gpipe = problem.objective.gpipe;
-  options.mip_gap = ctx.solver.mip_gap;
-  options.progress = mipProgress(ctx.solver.progress);
-  options.stop = ctx.solver.budget.stopFlag();
-  // The exact DP's split as the start, within a third of the time (DPL's when the DP runs out).
-  const Budget& budget = ctx.solver.budget;
-  auto start = dpSplit(problem, ctx, Algorithm::Dp, budget.within(budget.remaining() / 3));
-  if (budget.interrupted()) return interrupted("interrupted");
-  if (start) options.start = start->placement.device_of;
-  options.time_limit = budget.remaining();
-  SolveResult result = solveMaxLoadIp(problem, options);
+
+  SolveRequest request;
+  request.max_ideals = ctx.solver.max_ideals;
+  request.time_limit = ctx.solver.time_limit;
+  request.mip_gap = ctx.solver.mip_gap;
+  request.subgraphs_per_accelerator = ctx.solver.subgraphs_per_accelerator;
+  request.budget = ctx.solver.budget;
+  request.progress = ctx.solver.progress;
+  request.dp_split = [&ctx](const Problem& p, bool linear, const Budget& budget) {
+    return dpSplit(p, ctx, linear, budget);
+  };
+  SolveResult result = solver_.solve(problem, request);
   if (Status s = statusOf(result, ctx.solver); !s) return s;
-  Placement check = result.placement;
-  check.value = evaluateThroughput(problem, check.device_of).max_load;
-  if (Status s = verify(problem, check, contiguous); !s) {
-    return internalError(std::string("the ") + toString(algorithm_) +
-                         " placement fails verification: " + s.message());
-  }
-  std::ostringstream note;
-  note << toString(algorithm_) << ": " << toString(result.status) << ", "
-       << (options.gpipe ? "max FW + max BW " : "max-load ") << result.value << ", bound " << result.bound
-       << ", " << result.stats.mip_nodes << " branch-and-bound nodes";
-  ctx.note = note.str();
-  ctx.non_contiguous = !contiguous;
-  ctx.solve = std::move(result);
-  return Status::ok();
-}
 
-Status PartitionPass::runLatency(Problem& problem, PassContext& ctx) {
-  if (Status s = checkTriviallyFeasible(problem); !s) return s;
-  SolveResult result;
-  switch (algorithm_) {
-    case Algorithm::Greedy:
-      result = solveLatencyGreedy(problem);
-      break;
-    case Algorithm::Dp:
-    case Algorithm::Dpl: {
-      auto split = dpSplit(problem, ctx, algorithm_, ctx.solver.budget);
-      if (!split) return split.status();
-      result = std::move(*split);
-      auto latency = evaluateLatency(problem, result.placement.device_of);
-      if (!latency)
-        return internalError("the max-load DP's split cannot be scheduled: " + latency.status().message());
-      result.value = latency->latency;
-      result.placement.value = result.value;
-      result.bound = 0;  // the DP optimises max-load: no certificate for latency
-      result.gap = result.value > 0 ? 1.0 : 0.0;
-      result.status = SolveStatus::Feasible;
-      break;
-    }
-    case Algorithm::Ip:
-    case Algorithm::IpNonContig: {
-      LatencyIpOptions options;
-      options.subgraphs_per_accelerator =
-          algorithm_ == Algorithm::Ip ? 1 : ctx.solver.subgraphs_per_accelerator;
-      options.mip_gap = ctx.solver.mip_gap;
-      options.progress = mipProgress(ctx.solver.progress);
-      options.stop = ctx.solver.budget.stopFlag();
-      // DPL's split as a further start: polynomial, so it hardly eats the time limit (the exact DP
-      // meets millions of ideals on some latency workloads, e.g. 3 million on layer GNMT).
-      if (auto dpl = dpSplit(problem, ctx, Algorithm::Dpl, ctx.solver.budget))
-        options.baselines.push_back(dpl->placement.device_of);
-      if (ctx.solver.budget.interrupted()) return interrupted("interrupted");
-      options.time_limit = ctx.solver.budget.remaining();
-      result = solveLatencyIp(problem, options);
-      // With q > 1 the program's own slots can beat the evaluator's level split of the same
-      // placement; what we write out is the placement, run as the evaluator runs it, so that is
-      // the value we report (never below the proven bound's meaning: bound <= optimum <= value).
-      if (!result.placement.device_of.empty()) {
-        auto level = evaluateLatency(problem, result.placement.device_of);
-        if (level && level->latency > result.value) {
-          result.value = level->latency;
-          result.placement.value = level->latency;
-          result.gap = mip::relativeGap(result.value, result.bound);
-        }
-      }
-      break;
-    }
+  if (latency) {
+    if (Status s = verifyLatency(problem, result.placement); !s)
+      return internalError("the " + solver_.name + " placement fails verification: " + s.message());
+  } else {
+    // The claimed value is checked against the evaluator's, except for the GPipe objective, which
+    // the evaluator does not compute.
+    Placement check = result.placement;
+    if (problem.objective.gpipe) check.value = evaluateThroughput(problem, check.device_of).max_load;
+    if (Status s = verify(problem, check, solver_.contiguous); !s)
+      return internalError("the " + solver_.name + " placement fails verification: " + s.message());
   }
-  if (Status s = statusOf(result, ctx.solver); !s) return s;
-  if (Status s = verifyLatency(problem, result.placement); !s) {
-    return internalError(std::string("the ") + toString(algorithm_) +
-                         " placement fails verification: " + s.message());
-  }
-  std::ostringstream note;
-  note << toString(algorithm_) << ": " << toString(result.status) << ", latency " << result.value
-       << ", bound " << result.bound;
-  ctx.note = note.str();
-  ctx.non_contiguous = true;  // several subgraphs per device are allowed in latency splits
-  ctx.solve = std::move(result);
-  return Status::ok();
-}
-
-Status PartitionPass::runDp(Problem& problem, PassContext& ctx) {
-  if (Status s = checkContracted(problem); !s) return s;
-  if (Status s = checkTriviallyFeasible(problem); !s) return s;
-  DpOptions options;
-  options.max_ideals = ctx.solver.max_ideals;
-  options.progress = ctx.solver.progress;
-  // DPL (polynomial) answers even when the time is spent: it is the split everything falls back on.
-  options.budget = Budget::unlimited(ctx.solver.budget.stopFlag());
-  options.linearize = true;
-  SolveResult dpl = solveThroughputDp(problem, options);
-  options.budget = ctx.solver.budget;
-  SolveResult result = dpl;
-  std::string fallback;
-  if (algorithm_ == Algorithm::Dp && dpl.status != SolveStatus::Interrupted) {
-    // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets
-    // the exact DP skip every block that cannot beat it.
-    options.linearize = false;
-    if (dpl.status == SolveStatus::Feasible) options.upper_bound = dpl.value;
-    result = solveThroughputDp(problem, options);
-    result.stats.seconds += dpl.stats.seconds;
-    // Out of time: DPL's split stands, without a certificate.
-    if (result.status == SolveStatus::TimeLimit && dpl.status == SolveStatus::Feasible) {
-      fallback = " (" + result.message + "; DPL's split)";
-      dpl.stats = result.stats;
-      result = std::move(dpl);
-    }
-  }
-  if (result.status == SolveStatus::Interrupted) return interrupted("interrupted");
-  if (result.status == SolveStatus::TimeLimit) return unsupported(result.message);
-  if (result.status == SolveStatus::Infeasible) return infeasible(result.message);
-  if (result.status == SolveStatus::Error) return unsupported(result.message);
-  if (Status s = verify(problem, result.placement); !s) {
-    return internalError("the " + std::string(toString(algorithm_)) +
-                         " placement fails verification: " + s.message());
-  }
-  std::ostringstream note;
-  note << toString(algorithm_) << ": " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs
-       << " ideal pairs, max-load " << result.value << fallback;
-  ctx.note = note.str();
+  ctx.note = noteOf(solver_, problem, result);
+  // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.
+  ctx.non_contiguous = latency || !solver_.contiguous;
   ctx.solve = std::move(result);
   return Status::ok();
 }

@@ -67,13 +67,12 @@ void registerBuiltinPasses(PassRegistry& registry) {
                "merge zero-cost leaf nodes into their only neighbour (never changes the optimum)",
                noArgument<FoldLeavesPass>());
   registry.add("partition",
-               "find the placement: partition=dp (exact DP over ideals, §5.1.1), dpl (linearised DP, "
-               "§5.1.2), ip (contiguous integer program), ip-noncontig (non-contiguous integer program) "
-               "or greedy (latency baseline, App. F)",
+               "find the placement with the solver partition=NAME (default dp): " + builtinSolvers().names() +
+                   " (solvers/registry.h)",
                [](std::string_view argument) -> Expected<std::unique_ptr<Pass>> {
-                 auto algorithm = parseAlgorithm(argument.empty() ? "dp" : argument);
-                 if (!algorithm) return algorithm.status();
-                 return std::unique_ptr<Pass>(std::make_unique<PartitionPass>(*algorithm));
+                 auto solver = findSolver(argument.empty() ? "dp" : argument);
+                 if (!solver) return solver.status();
+                 return std::unique_ptr<Pass>(std::make_unique<PartitionPass>(**solver));
                });
   registry.add("expand", "map the placement back onto the original nodes", noArgument<ExpandPass>());
 }
@@ -125,6 +124,14 @@ Status PassManager::run(Problem& problem, PassContext& ctx) {
     }
   }
   return Status::ok();
+}
+
+std::string defaultPipeline(std::string_view algorithm, Goal goal) {
+  const std::string partition = "partition=" + std::string(algorithm);
+  if (goal == Goal::Latency) return "subdivide," + partition + ",expand";
+  const SolverInfo* solver = builtinSolvers().find(algorithm);
+  const std::string reductions = solver ? solver->reductions : builtinSolvers().find("dp")->reductions;
+  return reductions + "," + partition + ",expand";
 }
 
 Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx) {

@@ -37,18 +37,11 @@ class PassRegistry {
 
 void registerBuiltinPasses(PassRegistry& registry);
 
-// The default pipeline for a partition algorithm ("dp", "dpl", "ip", "ip-noncontig", "greedy") and
-// goal. The DP needs every reduction; the contiguous max-load IP keeps colocation and SCC contraction
-// (both exact for contiguous splits), the non-contiguous one only colocation (an SCC need not stay
-// together when splits may be non-contiguous). Latency solvers see the subdivided graph: on CPUs,
-// colocated nodes still run one by one, so contracting them would change the schedule.
-inline std::string defaultPipeline(std::string_view algorithm, Goal goal = Goal::Throughput) {
-  const std::string partition = "partition=" + std::string(algorithm);
-  if (goal == Goal::Latency) return "subdivide," + partition + ",expand";
-  if (algorithm == "ip") return "subdivide,colocate,scc," + partition + ",expand";
-  if (algorithm == "ip-noncontig") return "subdivide,colocate," + partition + ",expand";
-  return "subdivide,colocate,orphans,scc,fold-leaves," + partition + ",expand";
-}
+// The default pipeline for a solver of the registry (solvers/registry.h) and a goal: the reductions
+// the solver's entry names, the partition pass, expand. Latency solvers see the subdivided graph: on
+// CPUs, colocated nodes still run one by one, so contracting them would change the schedule. An
+// unknown name gets the DP's reductions (the partition pass then reports it).
+std::string defaultPipeline(std::string_view algorithm, Goal goal = Goal::Throughput);
 
 inline constexpr std::string_view kDefaultPipeline =
     "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand";

@@ -246,11 +246,13 @@ SolveResult ipResult(const Problem& problem, const mip::Result& r, const std::ve
   result.placement.device_of = device_of;
   result.placement.value = value;
   Expected<std::vector<int>> stages = pipelineStages(problem, device_of);
-  if (!stages) {
-    result.status = SolveStatus::Error;
-    result.message = "the integer program's split has no pipeline order: " + stages.status().message();
-  } else {
+  if (stages) {
     result.placement.stage_of = std::move(*stages);
+  } else {
+    // The contracted forward graph has a cycle (a colocation class around a path, which a
+    // non-contiguous split may run as two pieces on one device): the stages are ordered on the
+    // original nodes by the expand pass. One stage per device until then.
+    result.placement.stage_of = device_of;
   }
   result.stats.seconds = seconds();
   return result;

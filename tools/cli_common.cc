@@ -247,10 +247,13 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
   }
   algorithm = "dp";
   if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    auto parsed = parseAlgorithm(it->second);
-    if (!parsed) return "--algorithm must be dp, dpl, ip, ip-noncontig or greedy (got '" + it->second + "')";
-    if (*parsed == Algorithm::Greedy && goal != Goal::Latency) {
-      return "--algorithm greedy is the latency baseline: use it with --objective latency";
+    const SolverInfo* solver = builtinSolvers().find(it->second);
+    if (!solver) return "--algorithm must be " + builtinSolvers().names() + " (got '" + it->second + "')";
+    if (goal == Goal::Latency && !solver->latency)
+      return "--algorithm " + solver->name + " does not minimise latency";
+    if (goal == Goal::Throughput && !solver->throughput) {
+      return "--algorithm " + solver->name + " is a latency solver (" + solver->summary +
+             "): use it with --objective latency";
     }
     algorithm = it->second;
   }

@@ -1,0 +1,235 @@
+#include "solvers/registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/evaluate.h"
+#include "core/latency.h"
+#include "solvers/latency_greedy.h"
+#include "solvers/latency_ip.h"
+#include "solvers/latency_starts.h"
+#include "solvers/maxload_ip.h"
+#include "solvers/mip.h"
+#include "solvers/throughput_dp.h"
+
+namespace placer {
+
+namespace {
+
+// The DP's reductions: colocation classes, orphans, SCCs and zero-cost leaves contracted.
+constexpr const char* kDpReductions = "subdivide,colocate,orphans,scc,fold-leaves";
+
+std::function<void(const mip::Progress&)> mipProgress(const ProgressFn& progress) {
+  if (!progress) return nullptr;
+  return [progress](const mip::Progress& p) {
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "nodes, incumbent %.6g, bound %.6g, gap %.2f%%", p.incumbent,
+                  p.bound, std::isfinite(p.gap) ? 100 * p.gap : 100.0);
+    progress(ProgressEvent{"ip", p.nodes, 0, detail});
+  };
+}
+
+SolveResult failed(SolveStatus status, std::string message) {
+  SolveResult result;
+  result.status = status;
+  result.message = std::move(message);
+  return result;
+}
+
+// Throughput by the DP: DPL first (polynomial; it answers even when the time is spent, as the split
+// everything falls back on), then, unless `linear`, the exact DP pruned by DPL's value. An exact DP
+// out of time leaves DPL's split, without a certificate.
+SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bool linear) {
+  DpOptions options;
+  options.max_ideals = request.max_ideals;
+  options.progress = request.progress;
+  options.budget = Budget::unlimited(request.budget.stopFlag());
+  options.linearize = true;
+  SolveResult dpl = solveThroughputDp(problem, options);
+  if (linear || dpl.status == SolveStatus::Interrupted) return dpl;
+  // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets the
+  // exact DP skip every block that cannot beat it.
+  options.budget = request.budget;
+  options.linearize = false;
+  if (dpl.status == SolveStatus::Feasible) options.upper_bound = dpl.value;
+  SolveResult exact = solveThroughputDp(problem, options);
+  exact.stats.seconds += dpl.stats.seconds;
+  if (exact.status == SolveStatus::TimeLimit && dpl.status == SolveStatus::Feasible) {
+    dpl.message = exact.message + "; DPL's split";
+    dpl.stats = exact.stats;
+    return dpl;
+  }
+  return exact;
+}
+
+// Latency by the DP: the max-load DP's split scored by the latency evaluator (Table 4's baseline).
+SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool linear) {
+  if (!request.dp_split) return failed(SolveStatus::Error, "no DP split available for the latency objective");
+  auto split = request.dp_split(problem, linear, request.budget);
+  if (!split) {
+    if (split.status().code() == StatusCode::Interrupted)
+      return failed(SolveStatus::Interrupted, "interrupted");
+    return failed(SolveStatus::Error, split.status().message());
+  }
+  SolveResult result = std::move(*split);
+  auto latency = evaluateLatency(problem, result.placement.device_of);
+  if (!latency) {
+    return failed(SolveStatus::Error, "internal error: the max-load DP's split cannot be scheduled: " +
+                                          latency.status().message());
+  }
+  result.value = latency->latency;
+  result.placement.value = result.value;
+  result.bound = 0;  // the DP optimises max-load: no certificate for latency
+  result.gap = result.value > 0 ? 1.0 : 0.0;
+  result.status = SolveStatus::Feasible;
+  return result;
+}
+
+// The throughput DP runs on the contracted problem (solvers/throughput_dp.h).
+Status dpPrecondition(const Problem& problem) {
+  return problem.objective.goal == Goal::Latency ? Status::ok() : checkContracted(problem);
+}
+
+SolveResult dpSolve(const Problem& problem, const SolveRequest& request, bool linear) {
+  return problem.objective.goal == Goal::Latency ? dpLatency(problem, request, linear)
+                                                 : dpThroughput(problem, request, linear);
+}
+
+// The max-load integer program, started from the exact DP's split found within a third of the time
+// (DPL's when the DP runs out).
+SolveResult maxLoadIp(const Problem& problem, const SolveRequest& request, bool contiguous) {
+  MaxLoadIpOptions options;
+  options.contiguous = contiguous;
+  options.gpipe = problem.objective.gpipe;
+  options.mip_gap = request.mip_gap;
+  options.progress = mipProgress(request.progress);
+  options.stop = request.budget.stopFlag();
+  const Budget& budget = request.budget;
+  if (request.dp_split) {
+    auto start = request.dp_split(problem, /*linear=*/false, budget.within(budget.remaining() / 3));
+    if (budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
+    if (start) options.start = start->placement.device_of;
+  }
+  options.time_limit = budget.remaining();
+  return solveMaxLoadIp(problem, options);
+}
+
+// The latency integer program (q = 1 contiguous, q slots per accelerator otherwise), with DPL's split
+// as a further start: polynomial, so it hardly eats the time limit (the exact DP meets millions of
+// ideals on some latency workloads, e.g. 3 million on layer GNMT).
+SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool contiguous) {
+  LatencyIpOptions options;
+  options.subgraphs_per_accelerator = contiguous ? 1 : request.subgraphs_per_accelerator;
+  options.mip_gap = request.mip_gap;
+  options.progress = mipProgress(request.progress);
+  options.stop = request.budget.stopFlag();
+  // Starting splits, kept whole: the answer falls back on them (below).
+  std::vector<Placement> starts;
+  if (SolveResult greedy = solveLatencyGreedy(problem); greedy.status == SolveStatus::Feasible)
+    starts.push_back(greedy.placement);
+  if (request.dp_split) {
+    if (auto dpl = request.dp_split(problem, /*linear=*/true, request.budget)) {
+      options.baselines.push_back(dpl->placement.device_of);
+      starts.push_back(dpl->placement);
+    }
+  }
+  if (request.budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
+  options.time_limit = request.budget.remaining();
+  SolveResult result = solveLatencyIp(problem, options);
+  // With q > 1 the program's own slots can beat the evaluator's level split of the same placement;
+  // what is written out is the placement, run as the evaluator runs it, so that is the value reported
+  // (bound <= optimum <= value still holds).
+  if (result.placement.device_of.empty()) return result;
+  auto level = evaluateLatency(problem, result.placement.device_of);
+  if (level && level->latency > result.value) {
+    result.value = level->latency;
+    result.placement.value = level->latency;
+    result.gap = mip::relativeGap(result.value, result.bound);
+  }
+  // Run that way, the program's placement can be slower than a start it began from (the greedy's or
+  // DPL's split, as the evaluator runs them): the answer is never worse than its starts.
+  if (result.status == SolveStatus::Interrupted) return result;
+  for (const Placement& start : starts) {
+    if (!latencyStartFrom(problem, start.device_of, options.subgraphs_per_accelerator)) continue;
+    auto run = evaluateLatency(problem, start.device_of);
+    if (!run || !run->valid() || !(run->latency < result.value * (1 - 1e-12))) continue;
+    result.placement = start;
+    result.value = result.placement.value = run->latency;
+    result.bound = std::min(result.bound, result.value);
+    result.gap = mip::relativeGap(result.value, result.bound);
+    if (result.status == SolveStatus::Optimal) result.status = SolveStatus::Feasible;
+    result.message =
+        "the program's placement runs slower as level pieces than a starting split, which is "
+        "returned";
+  }
+  return result;
+}
+
+SolveResult ipSolve(const Problem& problem, const SolveRequest& request, bool contiguous) {
+  return problem.objective.goal == Goal::Latency ? latencyIp(problem, request, contiguous)
+                                                 : maxLoadIp(problem, request, contiguous);
+}
+
+}  // namespace
+
+void SolverRegistry::add(SolverInfo info) {
+  solvers_.push_back(std::move(info));
+}
+
+const SolverInfo* SolverRegistry::find(std::string_view name) const {
+  auto it =
+      std::find_if(solvers_.begin(), solvers_.end(), [&](const SolverInfo& s) { return s.name == name; });
+  return it == solvers_.end() ? nullptr : &*it;
+}
+
+std::string SolverRegistry::names() const {
+  std::string out;
+  for (std::size_t i = 0; i < solvers_.size(); ++i) {
+    if (i > 0) out += i + 1 == solvers_.size() ? " or " : ", ";
+    out += solvers_[i].name;
+  }
+  return out;
+}
+
+void registerBuiltinSolvers(SolverRegistry& registry) {
+  registry.add({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
+                true, false, kDpReductions, dpPrecondition,
+                [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/false); }});
+  registry.add({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
+                true, true, true, false, false, kDpReductions, dpPrecondition,
+                [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/true); }});
+  // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
+  // when splits may be non-contiguous.
+  registry.add({"ip", "integer program on GLPK, contiguous splits (Fig. 6; Fig. 3 for latency)", true, true,
+                true, true, true, "subdivide,colocate,scc", nullptr,
+                [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/true); }});
+  registry.add(
+      {"ip-noncontig",
+       "integer program on GLPK, non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)", true,
+       true, false, true, true, "subdivide,colocate", nullptr,
+       [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/false); }});
+  registry.add({"greedy", "fill accelerators in topological order (the latency baseline of App. F)", false,
+                true, false, false, false, "subdivide", nullptr,
+                [](const Problem& p, const SolveRequest&) { return solveLatencyGreedy(p); }});
+}
+
+const SolverRegistry& builtinSolvers() {
+  static const SolverRegistry registry = [] {
+    SolverRegistry r;
+    registerBuiltinSolvers(r);
+    return r;
+  }();
+  return registry;
+}
+
+Expected<const SolverInfo*> findSolver(std::string_view name) {
+  const SolverInfo* info = builtinSolvers().find(name);
+  if (info == nullptr) {
+    return unsupported("unknown algorithm '" + std::string(name) + "' (expected " + builtinSolvers().names() +
+                       ")");
+  }
+  return info;
+}
+
+}  // namespace placer
