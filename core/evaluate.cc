@@ -202,4 +202,47 @@ std::vector<std::string> splitViolations(const Problem& problem, const std::vect
   return out;
 }
 
+double gpipeObjective(const Problem& problem, const std::vector<int>& device_of) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  // [part][device]: part 0 forward, 1 backward.
+  std::vector<double> compute[2], in[2], out[2];
+  for (int part = 0; part < 2; ++part) {
+    compute[part].assign(devices.count(), 0);
+    in[part].assign(devices.count(), 0);
+    out[part].assign(devices.count(), 0);
+  }
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    const int d = device_of[v];
+    compute[g[v].backward][d] += devices.isAccelerator(d) ? g[v].p_acc : g[v].p_cpu;
+  }
+  for (const Net& net : problem.nets) {
+    const int from = device_of[net.source];
+    const int part = g[net.source].backward;
+    std::vector<int> receivers;
+    for (Vertex s : net.sinks) {
+      if (device_of[s] != from) receivers.push_back(device_of[s]);
+    }
+    if (receivers.empty()) continue;
+    std::sort(receivers.begin(), receivers.end());
+    receivers.erase(std::unique(receivers.begin(), receivers.end()), receivers.end());
+    out[part][from] += devices.isAccelerator(from) ? net.cost : net.cpu_cost;
+    for (int to : receivers)
+      in[part][to] += devices.isAccelerator(to) ? net.cost : net.cpu_cost;
+  }
+  double total = 0;
+  for (int part = 0; part < 2; ++part) {
+    double worst = 0;
+    for (int d = 0; d < devices.count(); ++d) {
+      const double load =
+          devices.isAccelerator(d)
+              ? acceleratorLoad(problem.objective.overlap, compute[part][d], in[part][d], out[part][d])
+              : compute[part][d] + in[part][d] + out[part][d];
+      worst = std::max(worst, load);
+    }
+    total += worst;
+  }
+  return total;
+}
+
 }  // namespace placer

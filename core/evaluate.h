@@ -58,4 +58,8 @@ namespace placer {
 // not form an acyclic pipeline. Empty when the split is valid.
 std::vector<std::string> splitViolations(const Problem& problem, const std::vector<int>& device_of);
 
+// GPipe objective of a split: max over devices of the forward load plus max of the backward load. A
+// transfer belongs to the pass of the node that produces the tensor.
+double gpipeObjective(const Problem& problem, const std::vector<int>& device_of);
+
 }  // namespace placer

@@ -4,7 +4,6 @@
 
 #include "core/evaluate.h"
 #include "core/latency.h"
-#include "solvers/maxload_ip.h"
 #include "solvers/stages.h"
 
 namespace placer {

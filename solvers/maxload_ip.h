@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "core/problem.h"
-#include "solvers/mip.h"
 #include "core/solve_result.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
@@ -43,10 +43,6 @@ struct MaxLoadIpOptions {
   std::function<void(const mip::Progress&)> progress;
   double progress_interval = 1.0;
 };
-
-// GPipe objective of a split: max over devices of the forward load plus max of the backward load. A
-// transfer belongs to the pass of the node that produces the tensor.
-double gpipeObjective(const Problem& problem, const std::vector<int>& device_of);
 
 // Status Optimal (gap within mip_gap), Feasible (time limit with an incumbent: value, bound and gap
 // in the result), TimeLimit (no split found in time), Infeasible, or Error. The placement's stage_of
