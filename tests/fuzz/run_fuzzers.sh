@@ -12,12 +12,16 @@
 # crash, a timeout, an out-of-memory, a leak, or a sanitizer report anywhere in the output (ONNX
 # shape inference runs in a forked child, whose reports libFuzzer itself does not see); any finding
 # makes the script exit 1 and keeps the temporary directory, with the inputs that caused it.
-# FUZZ_WORK_DIR=DIR puts the temporary files in DIR (kept) instead, to collect the new inputs.
+# FUZZ_WORK_DIR=DIR puts the temporary files in DIR (kept) instead, to collect the new inputs;
+# FUZZ_TARGETS="workload split" fuzzes only those targets.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 targets=(onnx_loader workload split device_spec profile memory_csv)
+if [ -n "${FUZZ_TARGETS:-}" ] && [ "${1:-}" != --replay ]; then
+  read -r -a targets <<<"$FUZZ_TARGETS"
+fi
 
 # Largest input each target is fuzzed with (libFuzzer's -max_len), in bytes: it covers the seeds
 # worth mutating, and keeps one execution in milliseconds.
@@ -56,10 +60,10 @@ corpus() {
 }
 
 # Sanitizers stop at the first report; LeakSanitizer is on, with the suppressions file for what
-# third-party libraries keep in static state (README.md).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:report_error_type=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=0}
+# third-party libraries keep in static state (README.md). The caller's options come last, so they win.
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
+export LSAN_OPTIONS=suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 # 10 s for one input, 4 GiB per process: two targets and a build fit in 24 GiB.
 limits=(-timeout=10 -rss_limit_mb=4096)
 
