@@ -12,6 +12,8 @@ const char* toString(SolveStatus status) {
       return "infeasible";
     case SolveStatus::TimeLimit:
       return "time-limit";
+    case SolveStatus::ResourceLimit:
+      return "resource-limit";
     case SolveStatus::Interrupted:
       return "interrupted";
     case SolveStatus::Error:

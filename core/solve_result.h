@@ -10,9 +10,11 @@
 
 namespace placer {
 
-// TimeLimit: the budget's deadline passed before any split was found; Interrupted: its stop flag was
-// set (Ctrl-C), whatever was found is not to be used.
-enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Interrupted, Error };
+// TimeLimit: the budget's deadline passed before any split was found; ResourceLimit: the instance is
+// beyond what the solver accepts (more ideals than allowed) — a caller may fall back on another
+// solver, as it must not on Error (the solver failed); Interrupted: the budget's stop flag was set
+// (Ctrl-C), whatever was found is not to be used.
+enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, ResourceLimit, Interrupted, Error };
 
 const char* toString(SolveStatus status);
 

@@ -15,12 +15,13 @@ namespace placer {
 
 enum class StatusCode {
   Ok,
-  InvalidInput,  // malformed file, bad field, cycle, dangling edge, ...
-  Infeasible,    // the instance has no valid placement (memory too small, unsupported nodes, ...)
-  Unsupported,   // a request we do not handle (unknown pass, too many ideals, ...)
-  IoError,       // cannot read or write a file
-  Internal,      // a check that should never fail did
-  Interrupted,   // the stop flag was set (SIGINT, SIGTERM): nothing is to be written
+  InvalidInput,   // malformed file, bad field, cycle, dangling edge, ...
+  Infeasible,     // the instance has no valid placement (memory too small, unsupported nodes, ...)
+  Unsupported,    // a request we do not handle (unknown pass, GPipe without an IP, ...)
+  ResourceLimit,  // the instance is beyond a size or time the solver accepts (too many ideals)
+  IoError,        // cannot read or write a file
+  Internal,       // a check that should never fail did
+  Interrupted,    // the stop flag was set (SIGINT, SIGTERM): nothing is to be written
 };
 
 class Status {
@@ -56,6 +57,9 @@ inline Status unsupported(std::string message) {
 }
 inline Status ioError(std::string message) {
   return {StatusCode::IoError, std::move(message)};
+}
+inline Status resourceLimit(std::string message) {
+  return {StatusCode::ResourceLimit, std::move(message)};
 }
 inline Status internalError(std::string message) {
   return {StatusCode::Internal, std::move(message)};

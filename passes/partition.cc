@@ -72,7 +72,7 @@ Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bo
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
   auto outcome = runPipeline(throughput, defaultPipeline(linear ? "dpl" : "dp"), nested);
-  if (!outcome && outcome.status().code() == StatusCode::Unsupported && !linear && !budget.interrupted()) {
+  if (!outcome && outcome.status().code() == StatusCode::ResourceLimit && !linear) {
     outcome = runPipeline(throughput, defaultPipeline("dpl"), nested);
   }
   if (!outcome) return outcome.status();
@@ -90,6 +90,8 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
       return infeasible(result.message);
     case SolveStatus::Interrupted:
       return interrupted("interrupted");
+    case SolveStatus::ResourceLimit:
+      return resourceLimit(result.message);
     case SolveStatus::TimeLimit: {
       if (!std::isfinite(settings.time_limit)) return unsupported(result.message);
       std::ostringstream msg;
@@ -100,6 +102,7 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
     case SolveStatus::Error:
       break;
   }
+  // The solver failed (GLPK's numerics, numbers out of its range, a broken invariant): no fallback.
   return unsupported(result.message);
 }
 

@@ -73,9 +73,9 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
       }
       if (found == -1) {
         if (static_cast<std::int64_t>(hashes.size()) >= max_ideals) {
-          return unsupported("the forward graph has more than " + std::to_string(max_ideals) +
-                             " ideals; the exact DP would not finish. Use --algorithm dpl, or raise "
-                             "--max-ideals");
+          return resourceLimit("the forward graph has more than " + std::to_string(max_ideals) +
+                               " ideals, the most the exact DP may visit (the linearised DP, dpl, is "
+                               "polynomial)");
         }
         found = static_cast<std::int32_t>(hashes.size());
         hashes.push_back(h);
@@ -87,8 +87,8 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
     }
     if ((j & 1023) == 0 && budget.exhausted()) {
       if (budget.interrupted()) return interrupted("interrupted while generating ideals");
-      return unsupported("time limit reached while generating ideals (" + std::to_string(hashes.size()) +
-                         " so far)");
+      return resourceLimit("time limit reached while generating ideals (" + std::to_string(hashes.size()) +
+                           " so far)");
     }
     if (progress && (j & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();

@@ -23,8 +23,8 @@ struct IdealLattice {
 };
 
 // Generates the ideals of the DAG given by `preds` (node -> predecessors; nodes indexed in a
-// topological order), with Zobrist hashing to find each one once. Fails with Unsupported when there
-// are more than `max_ideals`, with Interrupted when the budget's stop flag is set and with Unsupported
+// topological order), with Zobrist hashing to find each one once. Fails with ResourceLimit when there
+// are more than `max_ideals`, with Interrupted when the budget's stop flag is set and with ResourceLimit
 // ("time limit") when its deadline passes; reports progress about twice a second.
 Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
                     const ProgressFn& progress, IdealLattice& lattice);

@@ -70,6 +70,8 @@ SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool 
   if (!split) {
     if (split.status().code() == StatusCode::Interrupted)
       return failed(SolveStatus::Interrupted, "interrupted");
+    if (split.status().code() == StatusCode::ResourceLimit)
+      return failed(SolveStatus::ResourceLimit, split.status().message());
     return failed(SolveStatus::Error, split.status().message());
   }
   SolveResult result = std::move(*split);

@@ -496,7 +496,7 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   if (Status s = buildLattice(instance.preds, options.max_ideals, options.budget, options.progress, lattice);
       !s) {
     if (options.budget.exhausted()) return outOfBudget("generating ideals");
-    return finish(SolveStatus::Error, s.message());
+    return finish(SolveStatus::ResourceLimit, s.message());
   }
   result.stats.ideals = lattice.size();
 

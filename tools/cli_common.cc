@@ -157,6 +157,10 @@ int fail(const Status& status) {
         std::string(interruptSignal() == SIGTERM ? "terminated" : "interrupted") + ": nothing was written");
     return exitCodeFor(status);
   }
+  if (status.code() == StatusCode::ResourceLimit) {
+    say("error: ", status.message() + "; use --algorithm dpl or a larger --max-ideals");
+    return exitCodeFor(status);
+  }
   const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
   say(kind, status.message());
   return exitCodeFor(status);

@@ -108,7 +108,7 @@ TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
   auto outcome =
       runPipeline(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"), pipelineFor("dp"), ctx);
   ASSERT_FALSE(outcome.hasValue());
-  EXPECT_EQ(outcome.status().code(), StatusCode::Unsupported);
+  EXPECT_EQ(outcome.status().code(), StatusCode::ResourceLimit);
   EXPECT_NE(outcome.status().message().find("more than 1000 ideals"), std::string::npos);
   EXPECT_NE(outcome.status().message().find("dpl"), std::string::npos);
 }
