@@ -204,7 +204,8 @@ struct DpInstance {
   std::vector<std::vector<WeightTouch>> weight_touches;
 };
 
-DpInstance prepareInstance(const Problem& problem, bool linearize) {
+// `order`: with linearize, the forward vertices in the order to slice (empty: a DFS order, DPL's).
+DpInstance prepareInstance(const Problem& problem, bool linearize, const std::vector<Vertex>& order = {}) {
   const OpGraph& g = problem.graph;
   const std::size_t n_vertices = boost::num_vertices(g);
   std::vector<Vertex> forward = *forwardTopologicalOrder(g);
@@ -235,10 +236,14 @@ DpInstance prepareInstance(const Problem& problem, bool linearize) {
   adjacency();
   if (linearize) {
     // Re-index the units along a DFS topological order and chain consecutive ones.
-    std::vector<int> order = dfsTopologicalOrder(preds, succs);
     std::vector<Vertex> reordered(n);
-    for (int i = 0; i < n; ++i)
-      reordered[i] = forward[order[i]];
+    if (order.empty()) {
+      const std::vector<int> dfs = dfsTopologicalOrder(preds, succs);
+      for (int i = 0; i < n; ++i)
+        reordered[i] = forward[dfs[i]];
+    } else {
+      reordered = order;
+    }
     forward.swap(reordered);
     index_units();
     adjacency();
@@ -476,6 +481,43 @@ Status checkContracted(const Problem& problem) {
   return Status::ok();
 }
 
+Status checkForwardOrder(const Problem& problem, const std::vector<Vertex>& order) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  std::vector<int> position(n, -1);
+  std::size_t forward = 0;
+  for (Vertex v = 0; v < n; ++v)
+    forward += !g[v].backward;
+  if (order.size() != forward) {
+    return invalidInput("the order has " + std::to_string(order.size()) + " vertices, the forward graph " +
+                        std::to_string(forward));
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Vertex v = order[i];
+    if (v >= n || g[v].backward || position[v] >= 0)
+      return invalidInput("the order's entry " + std::to_string(i) + " is not a new forward vertex");
+    position[v] = static_cast<int>(i);
+  }
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const Vertex u = boost::source(*it, g), w = boost::target(*it, g);
+    if (g[u].backward || g[w].backward) continue;
+    if (position[u] > position[w]) {
+      return invalidInput("the order puts " + describeNode(g, w) + " before its predecessor " +
+                          describeNode(g, u));
+    }
+  }
+  return Status::ok();
+}
+
+std::vector<Vertex> dfsForwardOrder(const Problem& problem) {
+  const DpInstance instance = prepareInstance(problem, /*linearize=*/true);
+  std::vector<Vertex> order;
+  order.reserve(instance.units.size());
+  for (const Unit& unit : instance.units)
+    order.push_back(unit.vertices.front());
+  return order;
+}
+
 SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) {
   const auto start = Clock::now();
   SolveResult result;
@@ -487,7 +529,12 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   };
   if (Status s = checkContracted(problem); !s) return finish(SolveStatus::Error, s.message());
 
-  const DpInstance instance = prepareInstance(problem, options.linearize);
+  if (!options.order.empty()) {
+    if (!options.linearize) return finish(SolveStatus::Error, "an order to slice needs the linearised DP");
+    if (Status s = checkForwardOrder(problem, options.order); !s)
+      return finish(SolveStatus::Error, s.message());
+  }
+  const DpInstance instance = prepareInstance(problem, options.linearize, options.order);
   IdealLattice lattice;
   auto outOfBudget = [&](const std::string& phase) {
     if (options.budget.interrupted()) return finish(SolveStatus::Interrupted, "interrupted while " + phase);

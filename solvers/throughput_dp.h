@@ -17,15 +17,17 @@
 //    so a shared weight counts once), O(degree) per pair instead of O(|V|+|E|);
 //  - compute and memory only grow with S, so once S cannot beat an upper bound (from DPL) on an
 //    accelerator nor on a CPU, its whole DFS subtree is skipped.
-// DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals.
+// DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals; any other topological
+// order given instead is sliced the same way (SliceGraph's slicer, solvers/slicegraph/slicer.h).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
-#include "core/problem.h"
-#include "core/status.h"
 #include "core/budget.h"
+#include "core/problem.h"
 #include "core/solve_result.h"
+#include "core/status.h"
 
 namespace placer {
 
@@ -33,7 +35,10 @@ struct DpOptions {
   bool linearize = false;               // DPL
   std::int64_t max_ideals = 4'000'000;  // refuse beyond this (memory and time)
   double upper_bound = kInfinity;       // a known achievable max-load, for pruning
-  ProgressFn progress;                  // called about twice a second on long solves
+  // With linearize: the forward vertices in the topological order to slice (SliceGraph's slicer:
+  // the best split of the problem into contiguous runs of this order). Empty: a DFS order (DPL).
+  std::vector<Vertex> order;
+  ProgressFn progress;  // called about twice a second on long solves
   // Deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop flag) when it
   // runs out, checked every few hundred ideals.
   Budget budget;
@@ -43,5 +48,12 @@ struct DpOptions {
 Status checkContracted(const Problem& problem);
 
 SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options);
+
+// Ok when `order` lists every forward vertex once, each after its forward predecessors.
+Status checkForwardOrder(const Problem& problem, const std::vector<Vertex>& order);
+
+// The DFS topological order of the forward vertices DPL slices (§5.1.2: a stack, not a queue, of
+// ready nodes). The problem must satisfy checkContracted.
+std::vector<Vertex> dfsForwardOrder(const Problem& problem);
 
 }  // namespace placer
