@@ -20,7 +20,7 @@ std::string memberList(const OpNode& node) {
   return out.str();
 }
 
-std::string what(const OpGraph& g, Vertex v) {
+std::string describeNodeOrGroup(const OpGraph& g, Vertex v) {
   const OpNode& node = g[v];
   if (node.members.size() == 1) return describeNode(g, v);
   return "the colocated nodes {" + memberList(node) + "}";
@@ -37,12 +37,12 @@ Status checkTriviallyFeasible(const Problem& problem) {
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     if (!g[v].supportedOnAccelerator()) {
       const bool single = g[v].members.size() == 1;
-      return infeasible(what(g, v) + (single ? " is" : " include a node") +
+      return infeasible(describeNodeOrGroup(g, v) + (single ? " is" : " include a node") +
                         " not supported on accelerators, and there are no CPUs");
     }
     if (standalone[v] > d.memory) {
       std::ostringstream msg;
-      msg << what(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << standalone[v]
+      msg << describeNodeOrGroup(g, v) << (g[v].members.size() == 1 ? " needs " : " need ") << standalone[v]
           << " bytes (with the weights it reads), more than one accelerator's " << d.memory
           << " bytes, and there are no CPUs";
       return infeasible(msg.str());
