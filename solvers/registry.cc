@@ -143,15 +143,22 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
   // what is written out is the placement, run as the evaluator runs it, so that is the value reported
   // (bound <= optimum <= value still holds).
   if (result.placement.device_of.empty()) return result;
+  if (result.status == SolveStatus::Interrupted) return result;
   auto level = evaluateLatency(problem, result.placement.device_of);
-  if (level && level->latency > result.value) {
+  std::string unrunnable;
+  if (!level) {
+    unrunnable = level.status().message();
+  } else if (!level->valid()) {
+    unrunnable = level->violations.front();
+  } else if (level->latency > result.value) {
     result.value = level->latency;
     result.placement.value = level->latency;
     result.gap = mip::relativeGap(result.value, result.bound);
   }
-  // Run that way, the program's placement can be slower than a start it began from (the greedy's or
-  // DPL's split, as the evaluator runs them): the answer is never worse than its starts.
-  if (result.status == SolveStatus::Interrupted) return result;
+  // The program orders an accelerator's slots itself; run as level pieces its placement can even
+  // deadlock. Then any start is better, and never returning worse than a start is the rule anyway:
+  // run that way, the placement can be slower than the greedy's or DPL's split.
+  if (!unrunnable.empty()) result.value = kInfinity;
   for (const Placement& start : starts) {
     if (!latencyStartFrom(problem, start.device_of, options.subgraphs_per_accelerator)) continue;
     auto run = evaluateLatency(problem, start.device_of);
@@ -161,9 +168,16 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
     result.bound = std::min(result.bound, result.value);
     result.gap = mip::relativeGap(result.value, result.bound);
     if (result.status == SolveStatus::Optimal) result.status = SolveStatus::Feasible;
-    result.message =
-        "the program's placement runs slower as level pieces than a starting split, which is "
-        "returned";
+    result.message = unrunnable.empty()
+                         ? "the program's placement runs slower as level pieces than a starting split, "
+                           "which is returned"
+                         : "the program's placement cannot run as level pieces (" + unrunnable +
+                               "); a starting split is returned";
+    unrunnable.clear();
+  }
+  if (!unrunnable.empty()) {
+    return failed(SolveStatus::Error, "the integer program's placement cannot run as level pieces (" +
+                                          unrunnable + "), and no starting split can stand in for it");
   }
   return result;
 }
