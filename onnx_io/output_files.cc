@@ -215,9 +215,9 @@ void OutputTransaction::discardStaged() {
   items_.clear();
 }
 
-Status writeFileAtomically(const fs::path& path, const std::string& text,
-                           const std::vector<fs::path>& inputs) {
-  OutputTransaction transaction(inputs);
+Status writeFileAtomically(const fs::path& path, const std::string& text, const std::vector<fs::path>& inputs,
+                           const std::atomic<bool>* stop) {
+  OutputTransaction transaction(inputs, stop);
   if (Status s = transaction.stageFile(path, text); !s) return s;
   return transaction.commit();
 }

@@ -72,8 +72,10 @@ class OutputTransaction {
 // pipeline.json (an earlier run's stage directory); otherwise a message naming what else it holds.
 Status replaceableAsStageDirectory(const std::filesystem::path& dir);
 
-// One file written atomically (a transaction of one): never over one of `inputs`.
+// One file written atomically (a transaction of one): never over one of `inputs`; nothing is left
+// once `stop` (may be null) is set before the rename.
 Status writeFileAtomically(const std::filesystem::path& path, const std::string& text,
-                           const std::vector<std::filesystem::path>& inputs);
+                           const std::vector<std::filesystem::path>& inputs,
+                           const std::atomic<bool>* stop = nullptr);
 
 }  // namespace placer

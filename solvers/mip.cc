@@ -190,7 +190,7 @@ void callback(glp_tree* tree, void* info) {
   auto& state = *static_cast<CallbackState*>(info);
   // GLPK checks its time limit only between some steps (not during root cut generation), and knows
   // nothing of the stop flag: both are checked at every callback.
-  const bool stop = state.options->stop != nullptr && state.options->stop->load(std::memory_order_relaxed);
+  const bool stop = isSet(state.options->stop);
   if (stop || secondsSince(state.start) >= state.options->time_limit) {
     state.interrupted = state.interrupted || stop;
     glp_ios_terminate(tree);
@@ -420,7 +420,7 @@ Result solve(const Model& model, const Options& options) {
     return result;
   };
 
-  if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+  if (isSet(options.stop)) {
     result.interrupted = true;
     return finishWithStart(Status::NoSolution, "interrupted before the search");
   }

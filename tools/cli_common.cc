@@ -149,13 +149,10 @@ int exitCodeFor(const Status& status) {
 int fail(const Status& status) {
   // Once a signal has come, whatever failed after it (a shape-inference child killed by the same
   // Ctrl-C, a solve cut short) is the interruption.
-  if (interruptFlag().load() && status.code() != StatusCode::Interrupted) {
-    return fail(interrupted(std::string(interruptSignal() == SIGTERM ? "terminated" : "interrupted")));
-  }
-  if (status.code() == StatusCode::Interrupted) {
+  if (status.code() == StatusCode::Interrupted || interruptFlag().load()) {
     say("",
         std::string(interruptSignal() == SIGTERM ? "terminated" : "interrupted") + ": nothing was written");
-    return exitCodeFor(status);
+    return exitCodeFor(interrupted(""));
   }
   if (status.code() == StatusCode::ResourceLimit) {
     say("error: ", status.message() + "; use --algorithm dpl or a larger --max-ideals");
@@ -220,9 +217,7 @@ std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<s
 
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
   if (auto it = args.values.find("output"); it != args.values.end()) {
-    OutputTransaction transaction(inputs, &interruptFlag());
-    if (Status s = transaction.stageFile(it->second, text); !s) return s;
-    return transaction.commit();
+    return writeFileAtomically(it->second, text, inputs, &interruptFlag());
   }
   std::cout << text;
   std::cout.flush();

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/evaluate.h"
+#include "core/latency.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
-#include "core/evaluate.h"
-#include "core/latency.h"
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
@@ -46,7 +46,7 @@ Exit status: 0 success; 1 bad input (unreadable or malformed file, bad field, cy
 overflow, ...) or an output that cannot be written; 2 bad command line; 3 infeasible instance or
 invalid split; 4 solver failure (too many ideals, no split within the time limit, internal error);
 130 or 143 interrupted by SIGINT or SIGTERM. A run writes all of its outputs or none: on an error or
-a signal, nothing it wrote remains.)
+a signal, nothing it wrote remains.
 )";
 
 const char* kPartitionHelp = R"(Usage: onnx-placer partition WORKLOAD.json [options]
