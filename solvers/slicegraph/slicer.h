@@ -1,26 +1,74 @@
 // SliceGraph's slicer (Archer, Fahrbach, Liu, Prabhu, ICML 2024, §3.2): the best split of a contracted
-// problem into contiguous runs of one topological order of its forward vertices, each run on one
-// accelerator or one CPU core, with everything the DP models (memory with shared weights once per
-// device, unsupported nodes, backward partners riding with their forward nodes, transfers paid once
-// per boundary, CPU boundary costs, the overlap modes).
+// problem into contiguous runs of one topological order of its units (forward vertex + backward
+// partner), each run on one accelerator or one CPU core, with everything the exact DP models (memory
+// with shared weights once per device, unsupported nodes, backward partners riding with their forward
+// nodes, transfers paid once per boundary, CPU boundary costs, the overlap modes). DPL (Tarnawski et
+// al. 2020, §5.1.2) is this slicer on a DFS order (dfsForwardOrder).
 //
-// It is the max-load DP over the ideals of the order's chain (solvers/throughput_dp.h): the prefixes
-// of the order. The DP's block walk extends a run one node at a time, updating compute, memory and
-// the cut nets in O(degree), and stops extending a run that cannot beat the best split known: one
-// order costs O(n L d (k+1)(l+1)) for runs of at most L nodes and degree d. DPL is this slicer on a
-// DFS order (dfsForwardOrder).
+// The DP: best[c][a][j] = the least max-load of the first j units of the order on c CPU cores and a
+// accelerators, over "the last run [i, j) on an accelerator / a CPU core" and "a device left unused".
+// Segment loads come from SegmentCosts (O(log n) each, right end sweeping forward). The search over
+// i is not a scan: a run's compute (a prefix-sum difference) bounds its load from below and grows as
+// i falls, while the best of the first i units, seen through its suffix minimum (a monotone stack),
+// bounds it on the other side and grows with i. max(suffix minimum, compute) is a valley; candidates
+// are taken outward from its bottom in increasing order of that bound and the search stops once the
+// bound reaches the best load found. Every i it skips has a lower bound no better than the answer, so
+// the slicing is optimal for the order; on pipeline-like costs (compute dominating transfers) only a
+// handful of i are evaluated, so an order of n units costs about O(n (k+1)(l+1) log n).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/problem.h"
 #include "core/solve_result.h"
+#include "solvers/slicegraph/segment_costs.h"
 #include "solvers/throughput_dp.h"
 
 namespace placer {
 
-// The optimal slicing of `order` (checkForwardOrder must accept it; Error otherwise). The result's
-// status is Feasible (optimal for the order, not for the problem) and its bound 0.
+// One run of the order: positions [begin, end) on an accelerator or a CPU core.
+struct Run {
+  int begin = 0, end = 0;
+  bool accelerator = true;
+};
+
+// Slices orders of one problem's units; keeps its buffers between calls (one per thread).
+class Slicer {
+ public:
+  explicit Slicer(const UnitGraph& units) : units_(units) {}
+
+  // The least max-load of a slicing of `order` (units, each after its predecessors), or +inf when
+  // none is below `below` (pass +inf for any) or none is feasible. With `runs`, the runs of a best
+  // slicing in pipeline order.
+  double slice(const std::vector<int>& order, double below = kInfinity, std::vector<Run>* runs = nullptr);
+
+  // Segment loads evaluated by the last slice() (for benchmarks).
+  std::int64_t evaluations() const { return evaluations_; }
+
+ private:
+  const UnitGraph& units_;
+  std::vector<double> best_;              // [combo][j]
+  std::vector<std::int32_t> choice_;      // [combo][j]: run start, or kUnused*
+  std::vector<std::uint8_t> on_acc_;      // [combo][j]: the run ending at j is on an accelerator
+  std::vector<std::vector<int>> minima_;  // per combo: suffix-minimum stack over positions < j
+  std::vector<double> acc_cache_, cpu_cache_;
+  std::vector<int> cache_stamp_;
+  std::int64_t evaluations_ = 0;
+};
+
+// The placement a slicing gives (devices numbered in pipeline order: accelerators 0.., CPUs k..).
+Placement placementOfRuns(const Problem& problem, const UnitGraph& units, const std::vector<int>& order,
+                          const std::vector<Run>& runs);
+
+// The units of `vertices` (a forward order of the problem's forward vertices), or empty when it is not
+// one (checkForwardOrder).
+std::vector<int> unitOrder(const UnitGraph& units, const std::vector<Vertex>& vertices);
+
+// The optimal slicing of `order` (forward vertices; checkForwardOrder must accept it, Error
+// otherwise), scored by the evaluator. Feasible (optimal for the order, not for the problem), bound 0;
+// Infeasible when no slicing fits the devices. Only options.upper_bound is read: a slicing is sought
+// below it (within the DP's relative 1e-9), Infeasible otherwise.
 SolveResult sliceOrder(const Problem& problem, const std::vector<Vertex>& order, DpOptions options = {});
 
 }  // namespace placer
