@@ -23,6 +23,7 @@ struct SolveStats {
   std::int64_t ideal_pairs = 0;  // (ideal, sub-ideal) pairs the DP evaluated
   std::int64_t pruned = 0;       // sub-ideal subtrees skipped by the upper bound
   std::int64_t mip_nodes = 0;    // branch-and-bound nodes of an integer program
+  std::int64_t orders = 0;       // topological orders sliced (SliceGraph)
   double seconds = 0;
 };
 
@@ -33,7 +34,8 @@ struct SolveResult {
   double gap = 0;            // (value - bound) / value: 0 when proven optimal
   Placement placement;       // on the problem the solver was given
   SolveStats stats;
-  std::string message;  // why, for Infeasible and Error
+  std::string message;  // why, for Infeasible and Error; how, for a search or an automatic choice
+  std::string solver;   // the solver whose placement this is, when another chose it ("auto")
 };
 
 // Progress of a long solve, for the CLI's stderr lines.

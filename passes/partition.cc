@@ -110,7 +110,8 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
 std::string noteOf(const SolverInfo& solver, const Problem& problem, const SolveResult& result) {
   std::ostringstream note;
   const bool latency = problem.objective.goal == Goal::Latency;
-  note << solver.name << ": " << toString(result.status) << ", "
+  note << solver.name << (result.solver.empty() ? "" : " -> " + result.solver) << ": "
+       << toString(result.status) << ", "
        << (latency                   ? "latency "
            : problem.objective.gpipe ? "max FW + max BW "
                                      : "max-load ")
@@ -118,7 +119,8 @@ std::string noteOf(const SolverInfo& solver, const Problem& problem, const Solve
   if (result.stats.ideals > 0)
     note << ", " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs << " ideal pairs";
   if (result.stats.mip_nodes > 0) note << ", " << result.stats.mip_nodes << " branch-and-bound nodes";
-  if (!result.message.empty() && result.status == SolveStatus::Feasible)
+  if (result.stats.orders > 0) note << ", " << result.stats.orders << " orders";
+  if (!result.message.empty() && (result.status == SolveStatus::Feasible || !result.solver.empty()))
     note << " (" << result.message << ")";
   return note.str();
 }
@@ -148,6 +150,9 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
   request.time_limit = ctx.solver.time_limit;
   request.mip_gap = ctx.solver.mip_gap;
   request.subgraphs_per_accelerator = ctx.solver.subgraphs_per_accelerator;
+  request.orders = ctx.solver.orders;
+  request.seed = ctx.solver.seed;
+  request.threads = ctx.solver.threads;
   request.budget = ctx.solver.budget;
   request.progress = ctx.solver.progress;
   request.dp_split = [&ctx](const Problem& p, bool linear, const Budget& budget) {

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/problem.h"
-#include "core/status.h"
 #include "core/budget.h"
+#include "core/problem.h"
 #include "core/solve_result.h"
+#include "core/status.h"
 
 namespace placer {
 
@@ -25,6 +25,9 @@ struct SolverSettings {
   double time_limit = std::numeric_limits<double>::infinity();  // seconds, integer programs
   double mip_gap = 0;                                           // relative gap that stops an IP
   int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
+  std::string orders;      // SliceGraph's order phases; empty: the default mix
+  std::uint64_t seed = 1;  // SliceGraph's random numbers
+  int threads = 0;         // 0: every core
   ProgressFn progress;
   // The whole solve's deadline and stop flag (set on SIGINT/SIGTERM by the CLI). time_limit covers
   // everything the partition pass does (starting splits, local search, building and solving the

@@ -6,11 +6,14 @@
 
 #include "core/evaluate.h"
 #include "core/latency.h"
+#include "solvers/auto_solver.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_ip.h"
 #include "solvers/latency_starts.h"
 #include "solvers/maxload_ip.h"
 #include "solvers/mip.h"
+#include "solvers/slicegraph/slicer.h"
+#include "solvers/slicegraph/solve.h"
 #include "solvers/throughput_dp.h"
 
 namespace placer {
@@ -41,17 +44,16 @@ SolveResult failed(SolveStatus status, std::string message) {
 // everything falls back on), then, unless `linear`, the exact DP pruned by DPL's value. An exact DP
 // out of time leaves DPL's split, without a certificate.
 SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bool linear) {
+  // DPL: SliceGraph's slicer on the DFS order (polynomial; never stopped by the deadline).
+  SolveResult dpl = sliceOrder(problem, dfsForwardOrder(problem));
+  if (request.budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
+  if (linear) return dpl;
   DpOptions options;
   options.max_ideals = request.max_ideals;
   options.progress = request.progress;
-  options.budget = Budget::unlimited(request.budget.stopFlag());
-  options.linearize = true;
-  SolveResult dpl = solveThroughputDp(problem, options);
-  if (linear || dpl.status == SolveStatus::Interrupted) return dpl;
   // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets the
   // exact DP skip every block that cannot beat it.
   options.budget = request.budget;
-  options.linearize = false;
   if (dpl.status == SolveStatus::Feasible) options.upper_bound = dpl.value;
   SolveResult exact = solveThroughputDp(problem, options);
   exact.stats.seconds += dpl.stats.seconds;
@@ -91,6 +93,18 @@ SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool 
 // The throughput DP runs on the contracted problem (solvers/throughput_dp.h).
 Status dpPrecondition(const Problem& problem) {
   return problem.objective.goal == Goal::Latency ? Status::ok() : checkContracted(problem);
+}
+
+SolveResult sliceGraphSolve(const Problem& problem, const SolveRequest& request) {
+  OrderSearchOptions options;
+  auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
+  if (!phases) return failed(SolveStatus::Error, phases.status().message());
+  options.phases = std::move(*phases);
+  options.seed = request.seed;
+  options.threads = request.threads;
+  options.budget = request.budget;
+  options.progress = request.progress;
+  return solveSliceGraph(problem, options);
 }
 
 SolveResult dpSolve(const Problem& problem, const SolveRequest& request, bool linear) {
@@ -209,12 +223,21 @@ std::string SolverRegistry::names() const {
 }
 
 void registerBuiltinSolvers(SolverRegistry& registry) {
+  registry.add(
+      {"auto",
+       "the default: the exact DP when it finishes in half the time limit, SliceGraph's order search "
+       "otherwise (throughput); the integer program from the greedy's and DPL's splits (latency)",
+       true, true, true, false, false, kDpReductions, dpPrecondition, solveAuto});
   registry.add({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
                 true, false, kDpReductions, dpPrecondition,
                 [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/false); }});
   registry.add({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
                 true, true, true, false, false, kDpReductions, dpPrecondition,
                 [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/true); }});
+  registry.add({"slicegraph",
+                "SliceGraph (Archer et al. 2024): optimal slicings of many topological orders (--orders), "
+                "never worse than DPL",
+                true, false, true, false, false, kDpReductions, checkContracted, sliceGraphSolve});
   // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
   // when splits may be non-contiguous.
   registry.add({"ip", "integer program on GLPK, contiguous splits (Fig. 6; Fig. 3 for latency)", true, true,

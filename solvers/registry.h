@@ -27,7 +27,10 @@ struct SolveRequest {
   double time_limit = std::numeric_limits<double>::infinity();  // seconds, as the user gave it
   double mip_gap = 0;                                           // relative gap that stops an IP
   int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
-  Budget budget;  // the deadline (time_limit, started when the solve began) and the stop flag
+  std::string orders;      // SliceGraph's order phases (solvers/slicegraph/search.h); empty: the default
+  std::uint64_t seed = 1;  // SliceGraph's random numbers
+  int threads = 0;         // 0: every core
+  Budget budget;           // the deadline (time_limit, started when the solve began) and the stop flag
   ProgressFn progress;
   // The max-load DP's split (DPL's when `linear`) of a problem on the same vertices, within a budget.
   // Starting splits need the DP's own reductions, which an integer program must not see; the caller

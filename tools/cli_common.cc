@@ -6,9 +6,15 @@
 #include <cstdio>
 #include <iostream>
 
+#include <unistd.h>
+
+#include <memory>
+
 #include "onnx_io/output_files.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
+#include "solvers/auto_solver.h"
+#include "solvers/slicegraph/search.h"
 #include "tools/interrupt.h"
 
 namespace placer::cli {
@@ -59,6 +65,7 @@ std::string printable(std::string_view text) {
 }
 
 void say(const std::string& prefix, const std::string& text) {
+  endProgressLine();
   std::cerr << "onnx-placer: " << prefix << printable(text) << "\n";
 }
 
@@ -244,7 +251,7 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
       return "--objective must be throughput or latency (got '" + it->second + "')";
     }
   }
-  algorithm = "dp";
+  algorithm = "auto";
   if (auto it = args.values.find("algorithm"); it != args.values.end()) {
     const SolverInfo* solver = builtinSolvers().find(it->second);
     if (!solver) return "--algorithm must be " + builtinSolvers().names() + " (got '" + it->second + "')";
@@ -265,6 +272,22 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--time-limit must be a number of seconds >= 0";
     settings.time_limit = *v;
+  } else if (algorithm == "auto") {
+    settings.time_limit = kAutoTimeLimit;
+  }
+  if (auto it = args.values.find("orders"); it != args.values.end()) {
+    if (auto phases = parseOrderPhases(it->second); !phases) return phases.status().message();
+    settings.orders = it->second;
+  }
+  if (auto it = args.values.find("seed"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 0) return "--seed must be a non-negative integer";
+    settings.seed = static_cast<std::uint64_t>(*v);
+  }
+  if (auto it = args.values.find("threads"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1 || *v > 1024) return "--threads must be an integer from 1 to 1024";
+    settings.threads = static_cast<int>(*v);
   }
   if (auto it = args.values.find("mip-gap"); it != args.values.end()) {
     auto v = parseNumber(it->second);
@@ -281,7 +304,25 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
 
 std::vector<OptionSpec> solverOptionSpecs() {
   return {{"objective", true},  {"algorithm", true}, {"max-ideals", true},
-          {"time-limit", true}, {"mip-gap", true},   {"subgraphs-per-accelerator", true}};
+          {"time-limit", true}, {"mip-gap", true},   {"orders", true},
+          {"seed", true},       {"threads", true},   {"subgraphs-per-accelerator", true}};
+}
+
+std::string solverName(const std::string& algorithm, const SolveResult& solve) {
+  return solve.solver.empty() || solve.solver == algorithm ? algorithm : algorithm + " -> " + solve.solver;
+}
+
+nlohmann::ordered_json solverJson(const std::string& algorithm, const SolveResult& solve) {
+  nlohmann::ordered_json out = {{"algorithm", algorithm}};
+  if (!solve.solver.empty()) out["chosen"] = solve.solver;
+  out["status"] = toString(solve.status);
+  if (!solve.message.empty()) out["how"] = solve.message;
+  out["ideals"] = solve.stats.ideals;
+  out["idealPairs"] = solve.stats.ideal_pairs;
+  out["orders"] = solve.stats.orders;
+  out["branchAndBoundNodes"] = solve.stats.mip_nodes;
+  out["seconds"] = solve.stats.seconds;
+  return out;
 }
 
 void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
@@ -290,14 +331,53 @@ void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
   out["gap"] = solve.gap;
 }
 
+namespace {
+
+// Whether a progress line is waiting for its newline (a terminal's updating line).
+bool& progressLineOpen() {
+  static bool open = false;
+  return open;
+}
+
+}  // namespace
+
 ProgressFn progressPrinter(std::chrono::steady_clock::time_point start) {
-  return [start](const ProgressEvent& e) {
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  // Plain lines at most once a second (a log file should not fill with them); a terminal's line is
+  // rewritten in place at every event.
+  auto last_plain = std::make_shared<double>(0.0);
+  return [start, terminal, last_plain](const ProgressEvent& e) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed < 1.0) return;
-    std::fprintf(stderr, "onnx-placer: [%s] %lld", e.phase.c_str(), static_cast<long long>(e.done));
-    if (e.total > 0) std::fprintf(stderr, "/%lld", static_cast<long long>(e.total));
-    std::fprintf(stderr, " %s (%.1f s)\n", e.detail.c_str(), elapsed);
+    if (!terminal && elapsed - *last_plain < 1.0) return;
+    *last_plain = elapsed;
+    char line[512];
+    int used = std::snprintf(line, sizeof line, "onnx-placer: [%s] %lld", e.phase.c_str(),
+                             static_cast<long long>(e.done));
+    if (e.total > 0 && used > 0 && used < static_cast<int>(sizeof line)) {
+      const double fraction = std::min(1.0, static_cast<double>(e.done) / static_cast<double>(e.total));
+      used += std::snprintf(line + used, sizeof line - used, "/%lld (%.0f%%", static_cast<long long>(e.total),
+                            100 * fraction);
+      if (fraction > 0 && used < static_cast<int>(sizeof line))
+        used += std::snprintf(line + used, sizeof line - used, ", ETA %.0f s", elapsed * (1 / fraction - 1));
+      if (used < static_cast<int>(sizeof line)) used += std::snprintf(line + used, sizeof line - used, ")");
+    }
+    if (used > 0 && used < static_cast<int>(sizeof line))
+      std::snprintf(line + used, sizeof line - used, " %s, %.1f s", e.detail.c_str(), elapsed);
+    if (terminal) {
+      std::fprintf(stderr, "\r\033[K%s", line);
+      progressLineOpen() = true;
+    } else {
+      std::fprintf(stderr, "%s\n", line);
+    }
+    std::fflush(stderr);
   };
+}
+
+void endProgressLine() {
+  if (!progressLineOpen()) return;
+  std::fprintf(stderr, "\n");
+  progressLineOpen() = false;
 }
 
 }  // namespace placer::cli

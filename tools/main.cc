@@ -174,6 +174,7 @@ int runPartition(const Args& args) {
   if (!quiet) ctx.solver.progress = progressPrinter(start);
   ctx.solver.budget = Budget(ctx.solver.time_limit, &interruptFlag());
   auto outcome = runPipeline(std::move(*problem), pipeline, ctx);
+  endProgressLine();
   if (!outcome) return fail(outcome.status().withContext(workload));
 
   const SolveResult& solve = outcome->solve;
@@ -188,11 +189,7 @@ int runPartition(const Args& args) {
     if (gpipe) out["gpipeObjective"] = solve.value;
   }
   addCertificate(out, solve);
-  out["solver"] = {{"algorithm", algorithm},
-                   {"status", toString(solve.status)},
-                   {"ideals", solve.stats.ideals},
-                   {"idealPairs", solve.stats.ideal_pairs},
-                   {"branchAndBoundNodes", solve.stats.mip_nodes}};
+  out["solver"] = solverJson(algorithm, solve);
   if (Status s = emit(args, jsonText(out, 4) + "\n", {workload}); !s) return fail(s);
   if (args.flags.count("log")) {
     for (const PassRecord& r : outcome->log) {
@@ -203,12 +200,13 @@ int runPartition(const Args& args) {
   }
   if (!quiet) {
     const char* what = goal == Goal::Latency ? "latency" : gpipe ? "max FW + max BW" : "max-load";
-    std::fprintf(stderr, "onnx-placer: %s %.10g (%s, %s", what, solve.value, algorithm.c_str(),
-                 toString(solve.status));
+    std::fprintf(stderr, "onnx-placer: %s %.10g (%s, %s", what, solve.value,
+                 solverName(algorithm, solve).c_str(), toString(solve.status));
     if (solve.status == SolveStatus::Feasible && solve.bound > 0) {
       std::fprintf(stderr, ", bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
     }
     std::fprintf(stderr, "), %.2f s\n", elapsed());
+    if (!solve.solver.empty() && !solve.message.empty()) say("", algorithm + ": " + solve.message);
   }
   return kOk;
 }

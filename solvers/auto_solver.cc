@@ -1,0 +1,90 @@
+#include "solvers/auto_solver.h"
+
+#include <chrono>
+#include <sstream>
+
+#include "solvers/slicegraph/solve.h"
+#include "solvers/throughput_dp.h"
+
+namespace placer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) {
+  const auto start = Clock::now();
+  const Budget& budget = request.budget;
+  OrderSearchOptions search;
+  search.seed = request.seed;
+  search.threads = request.threads;
+  search.progress = request.progress;
+  auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
+  if (!phases) {
+    SolveResult failed;
+    failed.status = SolveStatus::Error;
+    failed.message = phases.status().message();
+    return failed;
+  }
+  // DPL: the slicer on the DFS order, with no budget (it is the answer of last resort).
+  search.budget = Budget::unlimited(budget.stopFlag());
+  SolveResult dpl = solveSliceGraph(problem, search);
+  dpl.solver = "dpl";
+  if (dpl.status != SolveStatus::Feasible) return dpl;  // interrupted, infeasible on its order, error
+
+  DpOptions exact_options;
+  exact_options.max_ideals = request.max_ideals;
+  exact_options.upper_bound = dpl.value;
+  exact_options.progress = request.progress;
+  exact_options.budget = budget.within(budget.remaining() / 2);
+  SolveResult exact = solveThroughputDp(problem, exact_options);
+  std::ostringstream why;
+  switch (exact.status) {
+    case SolveStatus::Optimal:
+      exact.solver = "dp";
+      why << "dp: " << exact.stats.ideals << " ideals, optimal in " << secondsSince(start) << " s";
+      exact.message = why.str();
+      return exact;
+    case SolveStatus::Infeasible:  // proven: no contiguous split exists
+    case SolveStatus::Interrupted:
+    case SolveStatus::Error:
+      exact.solver = "dp";
+      return exact;
+    case SolveStatus::ResourceLimit:
+      why << "more than " << request.max_ideals << " ideals";
+      break;
+    default:
+      why << "the exact DP did not finish in " << exact.stats.seconds << " s";
+      if (exact.stats.ideals > 0) why << " (" << exact.stats.ideals << " ideals)";
+      break;
+  }
+  // The order search with what is left, from DPL's order (so never worse than DPL).
+  search.phases = *phases;
+  search.budget = budget;
+  SolveResult searched = solveSliceGraph(problem, search);
+  if (searched.status == SolveStatus::Interrupted) return searched;
+  SolveResult& best =
+      searched.status == SolveStatus::Feasible && searched.value <= dpl.value ? searched : dpl;
+  best.solver = &best == &searched ? "slicegraph" : "dpl";
+  best.stats.ideals = exact.stats.ideals;
+  best.stats.ideal_pairs = exact.stats.ideal_pairs;
+  best.message = why.str() + ": slicegraph, " + searched.message;
+  return best;
+}
+
+}  // namespace
+
+SolveResult solveAuto(const Problem& problem, const SolveRequest& request) {
+  if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe)
+    return autoThroughput(problem, request);
+  const SolverInfo* ip = builtinSolvers().find("ip");
+  SolveResult result = ip->solve(problem, request);
+  result.solver = "ip";
+  return result;
+}
+
+}  // namespace placer
