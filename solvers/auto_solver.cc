@@ -10,14 +10,7 @@ namespace placer {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) {
-  const auto start = Clock::now();
   const Budget& budget = request.budget;
   OrderSearchOptions search;
   search.seed = request.seed;
@@ -46,7 +39,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
   switch (exact.status) {
     case SolveStatus::Optimal:
       exact.solver = "dp";
-      why << "dp: " << exact.stats.ideals << " ideals, optimal in " << secondsSince(start) << " s";
+      why << "dp: " << exact.stats.ideals << " ideals, optimal";
       exact.message = why.str();
       return exact;
     case SolveStatus::Infeasible:  // proven: no contiguous split exists
@@ -58,8 +51,9 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
       why << "more than " << request.max_ideals << " ideals";
       break;
     default:
-      why << "the exact DP did not finish in " << exact.stats.seconds << " s";
-      if (exact.stats.ideals > 0) why << " (" << exact.stats.ideals << " ideals)";
+      why << "the exact DP did not finish in half the time limit (" << exact.message;
+      if (exact.stats.ideals > 0) why << ", " << exact.stats.ideals << " ideals";
+      why << ")";
       break;
   }
   // The order search with what is left, from DPL's order (so never worse than DPL).

@@ -321,7 +321,6 @@ nlohmann::ordered_json solverJson(const std::string& algorithm, const SolveResul
   out["idealPairs"] = solve.stats.ideal_pairs;
   out["orders"] = solve.stats.orders;
   out["branchAndBoundNodes"] = solve.stats.mip_nodes;
-  out["seconds"] = solve.stats.seconds;
   return out;
 }
 

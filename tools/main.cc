@@ -59,17 +59,31 @@ algorithm is chosen.
 Options:
   --objective throughput|latency
                           what to minimise: max-load (default) or single-sample latency
-  --algorithm A           dp: exact DP over ideals (default; optimal contiguous split);
+  --algorithm A           auto (default): DPL's split, then the exact DP if it finishes within half
+                            the time limit (optimal among contiguous splits), otherwise SliceGraph's
+                            order search with the rest of the time; the output's "solver" says which
+                            answered and why. With --objective latency: ip's path (the greedy's and
+                            DPL's splits as starts, then the integer program within the time limit);
+                          dp: exact DP over ideals (optimal contiguous split);
                           dpl: DP over a DFS linearisation, polynomial but not always optimal;
+                          slicegraph: optimal slicings of many topological orders (--orders),
+                            never worse than DPL, no optimality proof;
                           ip: integer program (GLPK), contiguous splits;
                           ip-noncontig: integer program, non-contiguous splits (a device may hold
                             several pieces; for latency at most --subgraphs-per-accelerator);
                           greedy: fill accelerators in topological order (latency baseline, App. F)
                           With --objective latency, dp and dpl score the max-load DP's split.
-  --time-limit S          seconds for the whole solve (starting splits, local search, building and
-                          solving the program): an integer program stops with the best split
-                          found, its proven bound and the gap; the exact DP stops and answers
-                          with DPL's split (default: no limit)
+  --time-limit S          seconds for the whole solve (default 60 for auto, no limit otherwise):
+                          auto and slicegraph answer with the best split found by then; an
+                          integer program stops with the best split found, its proven bound and
+                          the gap; the exact DP stops and answers with DPL's split
+  --orders SPEC           slicegraph's (and auto's) orders, comma-separated: random:N (N random
+                          priority vectors), brkga:POP:GENS (genetic search over priorities),
+                          mla and mla-weighted (least linear-arrangement orders; mla:POP:GENS);
+                          default mla-weighted,mla,random:1000,brkga:100:100
+  --seed N                random seed of the order search (default 1): the same seed gives the
+                          same split, whatever --threads, unless the time limit cuts the search
+  --threads N             threads for the order search (default: every core)
   --mip-gap G             stop an integer program once the relative gap is at most G (default 0)
   --subgraphs-per-accelerator Q
                           pieces per accelerator for ip-noncontig with --objective latency
@@ -90,16 +104,19 @@ Options:
                           weight's gradients would need combining, which is not modelled; replicate
                           is refused there)
   -o, --output OUT.json   write the placement here (atomically) instead of standard output
-  --pipeline PASSES       pass pipeline (default for dp: subdivide,colocate,orphans,scc,
-                          fold-leaves,partition=dp,expand; see passes/pass_manager.h for the
+  --pipeline PASSES       pass pipeline (default: subdivide,colocate,orphans,scc,
+                          fold-leaves,partition=auto,expand; see passes/pass_manager.h for the
                           others); --algorithm sets the partition pass's argument
-  --max-ideals N          give up when the graph has more than N ideals (default 4000000)
+  --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;
+                          auto then searches orders instead)
   --verify-each           check graph invariants after every pass
   --log                   print each pass's node counts and time on standard error
-  -q, --quiet             no progress or summary on standard error
+  -q, --quiet             no progress or summary on standard error (progress is one line updated
+                          in place on a terminal, plain lines at most once a second otherwise)
 
 The output has "maxLoad" (or "totalLatency") and "status" (optimal, or feasible when a heuristic
-or a time-limited integer program answered), "bound" (proven lower bound) and "gap".
+or a time-limited integer program answered), "bound" (proven lower bound) and "gap", and "solver":
+the algorithm asked for, the one that answered ("chosen", for auto), how ("how"), and its counts.
 )";
 
 const char* kEvaluateHelp = R"(Usage: onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "core/evaluate.h"
 #include "cost_model/cost_model.h"
 #include "cost_model/cost_sources.h"
 #include "onnx_io/annotated_model.h"
@@ -24,7 +25,6 @@
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "passes/subdivide.h"
-#include "core/evaluate.h"
 #include "tools/interrupt.h"
 
 namespace placer::cli {
@@ -56,11 +56,16 @@ Options:
                           override the device specification's counts and accelerator memory
   --objective throughput|latency
                           pipelined throughput (max-load, default) or single-sample latency
-  --algorithm A           dp (exact DP, default), dpl (linearised DP), ip (integer program,
-                          contiguous), ip-noncontig (integer program, non-contiguous: a device may
-                          run several stages), greedy (latency baseline); see `partition --help`
-  --time-limit S          seconds for the whole solve (as for partition: an integer program
-                          answers with its best split, bound and gap; dp with DPL's split)
+  --algorithm A           auto (default: the exact DP when it finishes in half the time limit,
+                          SliceGraph's order search otherwise; the integer program for latency),
+                          dp (exact DP), dpl (linearised DP), slicegraph (order search), ip
+                          (integer program, contiguous), ip-noncontig (integer program,
+                          non-contiguous: a device may run several stages), greedy (latency
+                          baseline); see `partition --help`
+  --time-limit S          seconds for the whole solve (as for partition; default 60 for auto, no
+                          limit otherwise)
+  --orders SPEC, --seed N, --threads N
+                          SliceGraph's orders, random seed and threads, as for partition
   --mip-gap G, --subgraphs-per-accelerator Q
                           integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
@@ -81,7 +86,8 @@ Options:
                           cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
                           solver runtime) here instead of standard output
-  --max-ideals N          give up when the graph has more than N ideals (default 4000000)
+  --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;
+                          auto then searches orders instead)
   -q, --quiet             no progress or summary on standard error
 )";
 

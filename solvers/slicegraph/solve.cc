@@ -19,7 +19,9 @@ SolveResult solveSliceGraph(const Problem& problem, const OrderSearchOptions& op
   result.stats.orders = search.orders;
   result.stats.seconds = search.seconds;
   std::ostringstream message;
-  message << search.orders << " order" << (search.orders == 1 ? "" : "s") << " in " << search.seconds << " s";
+  // No times in the message: it goes into outputs, which are the same for the same input (the time
+  // limit aside, which can cut a search short: then it says so).
+  message << search.orders << " order" << (search.orders == 1 ? "" : "s");
   if (search.cut_short)
     message << " (cut short by the " << (options.budget.interrupted() ? "stop request" : "time limit") << ")";
   if (options.budget.interrupted()) {

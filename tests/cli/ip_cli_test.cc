@@ -39,7 +39,8 @@ TEST_F(CliTest, LatencyGreedyPrintsTotalLatencyAndEvaluatesToIt) {
 }
 
 TEST_F(CliTest, LatencyOfTheMaxLoadDpSplitIsTable4sBaseline) {
-  RunResult r = run({"partition", workloadPath(kBert24Latency).string(), "--objective", "latency", "-q"});
+  RunResult r = run({"partition", workloadPath(kBert24Latency).string(), "--objective", "latency",
+                     "--algorithm", "dp", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(parse(r.out)["totalLatency"].get<double>(), 108.03, 0.005);  // Table 4, max-load DP
 }

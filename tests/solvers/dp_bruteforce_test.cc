@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "passes/pass_manager.h"
+#include "core/evaluate.h"
 #include "core/problem.h"
 #include "core/shared_weights.h"
 #include "core/status.h"
-#include "core/evaluate.h"
+#include "passes/pass_manager.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 

@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
-#include "passes/pass_manager.h"
 #include "core/evaluate.h"
+#include "passes/pass_manager.h"
 #include "solvers/stages.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"

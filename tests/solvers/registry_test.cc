@@ -50,11 +50,12 @@ TEST(SolverRegistry, NamesAreUniqueAndUnknownOnesListTheKnown) {
     EXPECT_TRUE(s.throughput || s.latency) << s.name;
     EXPECT_FALSE(s.summary.empty()) << s.name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"dp", "dpl", "ip", "ip-noncontig", "greedy"}));
-  EXPECT_EQ(builtinSolvers().names(), "dp, dpl, ip, ip-noncontig or greedy");
+  EXPECT_EQ(names,
+            (std::set<std::string>{"auto", "dp", "dpl", "slicegraph", "ip", "ip-noncontig", "greedy"}));
+  EXPECT_EQ(builtinSolvers().names(), "auto, dp, dpl, slicegraph, ip, ip-noncontig or greedy");
   auto unknown = findSolver("magic");
   ASSERT_FALSE(unknown.hasValue());
-  EXPECT_NE(unknown.status().message().find("unknown algorithm 'magic' (expected dp, dpl"),
+  EXPECT_NE(unknown.status().message().find("unknown algorithm 'magic' (expected auto, dp, dpl"),
             std::string::npos);
   auto pipeline = runPipeline(smallDag(1, 6), "subdivide,partition=magic,expand");
   ASSERT_FALSE(pipeline.hasValue());
