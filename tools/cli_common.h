@@ -64,8 +64,9 @@ std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverride
 // training; core/shared_weights.h).
 std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);
 
-// --objective (throughput or latency), --algorithm (dp, dpl, ip, ip-noncontig or greedy; default dp),
-// --max-ideals, --time-limit, --mip-gap and --subgraphs-per-accelerator, shared by partition and place.
+// --objective (throughput or latency), --algorithm (a solver of the registry; default auto),
+// --max-ideals, --time-limit, --mip-gap, --orders, --seed, --threads and --subgraphs-per-accelerator,
+// shared by partition and place.
 // greedy needs the latency objective.
 std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
                                               SolverSettings& settings);

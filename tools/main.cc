@@ -13,6 +13,7 @@
 
 #include "core/evaluate.h"
 #include "core/latency.h"
+#include "core/synthetic.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
@@ -36,6 +37,7 @@ Usage:
   onnx-placer partition WORKLOAD.json [options]   optimal pipelined placement of a workload
   onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
                                                   max-load of a given placement
+  onnx-placer generate [options]                  a random computation graph as a workload
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
 
@@ -275,6 +277,74 @@ int runEvaluate(const Args& args) {
   return violations.empty() ? kOk : kInfeasible;
 }
 
+const char* kGenerateHelp = R"(Usage: onnx-placer generate [options]
+
+Writes a random computation graph as a workload (the format partition reads), in the style of
+SliceGraph's synthetic graphs (Archer et al. 2024, App. B.1): a classic random graph oriented along
+a random permutation, every node's output tensor of size N(1, 0.25) (at least 0.05), every node's
+accelerator time the sum of its input and output tensor sizes plus a random fraction (uniform in
+[0, 2/n)) of all tensors' total, its CPU time 10 times that, and a tensor's transfer cost 0.25 x its
+size. The same options and seed give the same file on every machine.
+
+Options:
+  --model er|ba|ws        Erdos-Renyi G(n, p = degree/(n-1)) (default), Barabasi-Albert preferential
+                          attachment (degree/2 edges per new node), Watts-Strogatz (ring lattice of
+                          degree neighbours, each edge rewired with probability 0.1)
+  --nodes N               number of nodes, 2 to 10000000 (default 100)
+  --degree D              average degree (default 4)
+  --seed S                random seed (default 1)
+  --accelerators K        maxFPGAs of the workload (default 4)
+  --cpus L                maxCPUs (default 0)
+  --memory BYTES          maxSizePerFPGA (default 1e18: nodes hold no memory)
+  -o, --output OUT.json   write here (atomically) instead of standard output
+)";
+
+int runGenerate(const Args& args) {
+  if (!args.positional.empty()) return usageError("generate takes no positional arguments", "generate");
+  SyntheticOptions options;
+  if (auto it = args.values.find("model"); it != args.values.end()) {
+    auto model = parseRandomGraphModel(it->second);
+    if (!model) return usageError("--model: " + model.status().message(), "generate");
+    options.model = *model;
+  }
+  auto integer = [&](const char* name, long long low, long long high,
+                     auto& out) -> std::optional<std::string> {
+    auto it = args.values.find(name);
+    if (it == args.values.end()) return std::nullopt;
+    auto v = parseInteger(it->second);
+    if (!v || *v < low || *v > high) {
+      return "--" + std::string(name) + " must be an integer from " + std::to_string(low) + " to " +
+             std::to_string(high);
+    }
+    out = static_cast<std::remove_reference_t<decltype(out)>>(*v);
+    return std::nullopt;
+  };
+  for (auto error :
+       {integer("nodes", 2, 10'000'000, options.nodes), integer("seed", 0, 1LL << 62, options.seed),
+        integer("accelerators", 0, 1024, options.devices.accelerators),
+        integer("cpus", 0, 1024, options.devices.cpus)}) {
+    if (error) return usageError(*error, "generate");
+  }
+  if (auto it = args.values.find("degree"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v > 0)) return usageError("--degree must be a positive number", "generate");
+    options.degree = *v;
+  }
+  if (auto it = args.values.find("memory"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v > 0)) return usageError("--memory must be a positive number of bytes", "generate");
+    options.devices.memory = *v;
+  }
+  if (options.degree > options.nodes - 1)
+    return usageError("--degree must be at most --nodes - 1", "generate");
+  auto problem = makeSyntheticProblem(options);
+  if (!problem) return usageError(problem.status().message(), "generate");
+  auto json = workloadToJson(*problem);
+  if (!json) return fail(json.status());
+  if (Status s = emit(args, jsonText(*json, 1) + "\n", {}); !s) return fail(s);
+  return kOk;
+}
+
 struct Command {
   const char* name;
   const char* help;
@@ -298,7 +368,19 @@ std::vector<Command> commands() {
           {"evaluate", kEvaluateHelp, evaluate, runEvaluate},
           {"place", kPlaceHelp, placeOptions(), runPlace},
           {"inspect", kInspectHelp, inspectOptions(), runInspect},
-          {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload}};
+          {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
+          {"generate",
+           kGenerateHelp,
+           {{"model", true},
+            {"nodes", true},
+            {"degree", true},
+            {"seed", true},
+            {"accelerators", true},
+            {"cpus", true},
+            {"memory", true},
+            {"output", true},
+            {"help", false}},
+           runGenerate}};
 }
 
 int run(int argc, char** argv) {
