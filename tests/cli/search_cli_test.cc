@@ -1,0 +1,79 @@
+// The command line of the order search and of auto: generate writes a workload partition reads, the
+// same seed gives the same output whatever --threads, auto is the default and says what answered,
+// and bad --orders, --seed, --threads and generate options are usage errors (exit 2) naming them.
+#include "tests/cli/cli_fixture.h"
+
+namespace placer::testing {
+namespace {
+
+nlohmann::ordered_json parse(const std::string& text) {
+  return nlohmann::ordered_json::parse(text);
+}
+
+TEST_F(CliTest, GenerateWritesAWorkloadThatPartitions) {
+  const fs::path graph = write("graph.json", "");
+  RunResult r = run({"generate", "--model", "ba", "--nodes", "300", "--seed", "4", "-o", graph.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult again = run({"generate", "--model", "ba", "--nodes", "300", "--seed", "4"});
+  EXPECT_EQ(again.out, slurp(graph));
+  r = run({"partition", graph.string(), "--algorithm", "dpl", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(parse(r.out)["maxLoad"].get<double>(), 0.0);
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--nodes", "1"},
+                                       {"--model", "gnp"},
+                                       {"--degree", "0"},
+                                       {"--nodes", "5", "--degree", "9"},
+                                       {"extra.json"}}) {
+    std::vector<std::string> args{"generate"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    RunResult e = run(args);
+    EXPECT_EQ(e.exit_code, 2) << bad.front() << ": " << e.err;
+  }
+}
+
+TEST_F(CliTest, SliceGraphIsReproducibleAcrossThreadCounts) {
+  const fs::path graph = write("graph.json", "");
+  ASSERT_EQ(run({"generate", "--nodes", "400", "--seed", "2", "-o", graph.string()}).exit_code, 0);
+  std::string first;
+  for (const char* threads : {"1", "2", "3"}) {
+    RunResult r = run({"partition", graph.string(), "--algorithm", "slicegraph", "--orders",
+                       "mla,random:64,brkga:20:5", "--seed", "9", "--threads", threads, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (first.empty()) first = r.out;
+    EXPECT_EQ(r.out, first) << threads << " threads";
+  }
+  nlohmann::ordered_json j = parse(first);
+  EXPECT_EQ(j["status"], "feasible");
+  EXPECT_EQ(j["solver"]["algorithm"], "slicegraph");
+  EXPECT_GT(j["solver"]["orders"].get<int>(), 100);
+}
+
+TEST_F(CliTest, AutoIsTheDefaultAndSaysWhatAnswered) {
+  RunResult r =
+      run({"partition", workloadPath("throughput-inputs/LayerGraphs/bert24_inference.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::ordered_json j = parse(r.out);
+  EXPECT_NEAR(j["maxLoad"].get<double>(), 17.78990625, 1e-9);
+  EXPECT_EQ(j["status"], "optimal");
+  EXPECT_EQ(j["solver"]["algorithm"], "auto");
+  EXPECT_EQ(j["solver"]["chosen"], "dp");
+  EXPECT_NE(r.err.find("auto -> dp"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, SearchOptionsAreCheckedOnTheCommandLine) {
+  const std::string w = workloadPath("throughput-inputs/LayerGraphs/bert24_inference.json").string();
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--orders", "random"},
+                                       {"--orders", "brkga:10"},
+                                       {"--seed", "-1"},
+                                       {"--threads", "0"},
+                                       {"--algorithm", "slicegraphs"}}) {
+    std::vector<std::string> args{"partition", w};
+    args.insert(args.end(), bad.begin(), bad.end());
+    RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << bad.front();
+    EXPECT_NE(r.err.find(bad.front()), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace placer::testing
