@@ -114,8 +114,7 @@ void SegmentCosts::Fenwick<K>::prefix(int end, double (&out)[K]) const {
 }
 
 SegmentCosts::SegmentCosts(const UnitGraph& units, const std::vector<int>& order)
-    : units_(units),
-      n_(static_cast<int>(order.size())),
+    : n_(static_cast<int>(order.size())),
       before_tree_(n_ + 1),
       after_tree_(n_ + 1),
       inside_tree_(n_ + 1),

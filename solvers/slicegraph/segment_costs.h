@@ -114,7 +114,6 @@ class SegmentCosts {
     double cost, cpu_cost;
   };
 
-  const UnitGraph& units_;
   int n_ = 0, end_ = 0;
   std::vector<double> acc_prefix_, cpu_prefix_, own_memory_prefix_;
   std::vector<int> last_unsupported_;
