@@ -13,7 +13,11 @@
 // on any workload, and stays under 2 GiB. The exit status is 0 when every target passes, 1 when
 // one fails, 2 on a usage error.
 //
-// Usage: throughput_bench [--only SUBSTRING]... [--skip-dpl] [WORKLOAD_DIR]
+// With --scaling it measures the exact DP instead on one thread and on --threads threads (default:
+// every core) and prints the speed-up per workload, with the target: at least 1.8x on 2 cores on
+// the three workloads slowest on one thread (the fastest of three runs each), the optimum bit-identical.
+//
+// Usage: throughput_bench [--only SUBSTRING]... [--skip-dpl] [--threads N] [--scaling] [WORKLOAD_DIR]
 // WORKLOAD_DIR holds LayerGraphs/ and OperatorGraphs/ (default: the bundled throughput-inputs).
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -26,7 +30,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -36,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/threads.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
 
@@ -95,6 +102,9 @@ constexpr double kSpeedupTarget = 20;     // total DP time vs the reference's, a
 constexpr double kTimeLimitSeconds = 60;  // per solve, at most
 constexpr double kMemoryLimitMiB = 2048;  // peak RSS per solve, below
 constexpr double kDplRounding = 0.005;    // Table 1's DPL values are rounded to two decimals
+constexpr double kParallelTarget = 1.8;   // DP speed-up on 2 cores over 1, at least (--scaling)
+constexpr int kParallelSlowest = 3;       // ... on this many of the workloads slowest on one thread
+constexpr int kScalingRuns = 3;           // runs per thread count (--scaling), the fastest kept
 
 // What a child sends back through the pipe: trivially copyable, written and read as raw bytes.
 struct SolveReport {
@@ -119,7 +129,7 @@ void setError(SolveReport& report, std::string_view message) {
 }
 
 // Runs in the child: read the workload, run the pipeline, time it.
-SolveReport solve(const std::filesystem::path& path, const std::string& algorithm) {
+SolveReport solve(const std::filesystem::path& path, const std::string& algorithm, int threads) {
   SolveReport report;
   try {
     auto problem = placer::readWorkload(path);
@@ -129,7 +139,9 @@ SolveReport solve(const std::filesystem::path& path, const std::string& algorith
     }
     const std::string pipeline = placer::defaultPipeline(algorithm);
     const auto start = std::chrono::steady_clock::now();
-    auto outcome = placer::runPipeline(std::move(*problem), pipeline);
+    placer::PassContext ctx;
+    ctx.solver.threads = threads;
+    auto outcome = placer::runPipeline(std::move(*problem), pipeline, ctx);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!outcome) {
       setError(report, outcome.status().message());
@@ -171,7 +183,7 @@ std::size_t readAll(int fd, void* data, std::size_t size) {
 }
 
 // Runs one solve in a forked child and collects its report and peak RSS.
-Measurement measure(const std::filesystem::path& path, const std::string& algorithm) {
+Measurement measure(const std::filesystem::path& path, const std::string& algorithm, int threads) {
   Measurement m;
   int fds[2];
   if (::pipe(fds) != 0) {
@@ -189,7 +201,7 @@ Measurement measure(const std::filesystem::path& path, const std::string& algori
   }
   if (pid == 0) {
     ::close(fds[0]);
-    const SolveReport report = solve(path, algorithm);
+    const SolveReport report = solve(path, algorithm, threads);
     const bool sent = writeAll(fds[1], &report, sizeof report);
     ::close(fds[1]);
     ::_exit(sent ? 0 : 1);
@@ -229,14 +241,18 @@ struct Options {
   std::filesystem::path directory = PLACER_BENCH_WORKLOAD_DIR;
   std::vector<std::string> only;
   bool skip_dpl = false;
+  int threads = 0;  // the DP's threads (0: every core)
+  bool scaling = false;
 };
 
 constexpr const char* kUsage =
-    "usage: throughput_bench [--only SUBSTRING]... [--skip-dpl] [WORKLOAD_DIR]\n"
+    "usage: throughput_bench [--only SUBSTRING]... [--skip-dpl] [--threads N] [--scaling] [WORKLOAD_DIR]\n"
     "Runs the exact DP and DPL on the throughput workloads of Tarnawski et al. 2020 (Table 1) and\n"
     "checks the published optima, the speed-up over the reference, time and memory.\n"
     "  --only SUBSTRING  run only workloads whose name or file contains SUBSTRING (repeatable)\n"
     "  --skip-dpl        run the DP only\n"
+    "  --threads N       threads of the exact DP (default: every core)\n"
+    "  --scaling         the exact DP on 1 thread and on --threads threads: speed-up per workload\n"
     "  WORKLOAD_DIR      holds LayerGraphs/ and OperatorGraphs/ (default " PLACER_BENCH_WORKLOAD_DIR ")\n";
 
 // Returns nullopt after printing a usage error (or the help, with *help set).
@@ -252,6 +268,16 @@ std::optional<Options> parseOptions(int argc, char** argv, bool* help) {
     }
     if (arg == "--skip-dpl") {
       options.skip_dpl = true;
+    } else if (arg == "--scaling") {
+      options.scaling = true;
+    } else if (arg == "--threads") {
+      const int threads = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
+      if (threads < 1 || threads > 1024) {
+        std::fprintf(stderr, "throughput_bench: --threads needs a count from 1 to 1024\n%s", kUsage);
+        return std::nullopt;
+      }
+      options.threads = threads;
+      ++i;
     } else if (arg == "--only") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "throughput_bench: --only needs a SUBSTRING\n%s", kUsage);
@@ -343,6 +369,67 @@ void printVerdict(bool pass, const std::string& text) {
   std::printf("%s %s\n", pass ? "PASS" : "FAIL", text.c_str());
 }
 
+// --scaling: the exact DP on one thread and on `threads`, per workload.
+int runScaling(const Options& options, const std::vector<const Workload*>& workloads) {
+  const int threads = placer::threadCount(options.threads);
+  std::printf("throughput_bench --scaling: the exact DP on 1 and on %d thread(s) (%u core(s) reported), "
+              "%zu workload(s); one forked process per solve, wall time of the pipeline, the fastest of "
+              "%d runs each\n\n",
+              threads, std::thread::hardware_concurrency(), workloads.size(), kScalingRuns);
+  std::printf("%-27s %9s | %9s %9s | %8s | %s\n", "workload", "ideals", "1 thr s", "N thr s", "speed-up",
+              "optimum");
+  std::printf("%s\n", std::string(84, '-').c_str());
+  struct Scaled {
+    const Workload* workload;
+    double one, many;
+    bool same;
+  };
+  std::vector<Scaled> rows;
+  bool failed = false;
+  for (const Workload* w : workloads) {
+    const std::filesystem::path path = options.directory / w->file;
+    // The fastest of kScalingRuns runs each, alternating, so a busy moment of the machine does not
+    // decide the ratio.
+    Measurement one = measure(path, "dp", 1), many = measure(path, "dp", threads);
+    for (int run = 1; run < kScalingRuns && one.report.ok && many.report.ok; ++run) {
+      const Measurement again_one = measure(path, "dp", 1), again_many = measure(path, "dp", threads);
+      if (again_one.report.seconds < one.report.seconds) one = again_one;
+      if (again_many.report.seconds < many.report.seconds) many = again_many;
+    }
+    if (!one.report.ok || !many.report.ok) {
+      std::printf("%-27s error: %s\n", w->name, !one.report.ok ? one.report.error : many.report.error);
+      failed = true;
+      continue;
+    }
+    const bool same = std::memcmp(&one.report.max_load, &many.report.max_load, sizeof(double)) == 0;
+    rows.push_back({w, one.report.seconds, many.report.seconds, same});
+    std::printf("%-27s %9lld | %9.3f %9.3f | %7.2fx | %s\n", w->name,
+                static_cast<long long>(one.report.ideals), one.report.seconds, many.report.seconds,
+                one.report.seconds / std::max(many.report.seconds, 1e-9),
+                same ? "bit-identical" : "DIFFERENT");
+    std::fflush(stdout);
+    failed = failed || !same;
+  }
+  std::vector<Scaled> slowest = rows;
+  std::sort(slowest.begin(), slowest.end(), [](const Scaled& a, const Scaled& b) { return a.one > b.one; });
+  slowest.resize(std::min<std::size_t>(slowest.size(), kParallelSlowest));
+  double worst = slowest.empty() ? 0 : placer::kInfinity;
+  std::string names;
+  for (const Scaled& s : slowest) {
+    worst = std::min(worst, s.one / std::max(s.many, 1e-9));
+    names += std::string(names.empty() ? "" : ", ") + s.workload->name;
+  }
+  std::printf("\n");
+  printVerdict(!failed, "optima: every workload's optimum bit-identical on 1 and " + std::to_string(threads) +
+                            " threads");
+  char text[320];
+  std::snprintf(text, sizeof text, "scaling: at least %.2fx on the %zu slowest on one thread (%s); target >= %.1fx",
+                worst, slowest.size(), names.c_str(), kParallelTarget);
+  const bool fast = !slowest.empty() && worst >= kParallelTarget;
+  printVerdict(fast, text);
+  return !failed && fast ? 0 : 1;
+}
+
 int run(const Options& options) {
   std::vector<const Workload*> workloads;
   for (const Workload& w : kWorkloads) {
@@ -352,6 +439,7 @@ int run(const Options& options) {
     std::fprintf(stderr, "throughput_bench: no workload matches --only\n");
     return 2;
   }
+  if (options.scaling) return runScaling(options, workloads);
   std::printf("throughput_bench: %zu workload(s) from %s\n", workloads.size(), options.directory.c_str());
   std::printf(
       "pipeline: subdivide,colocate,orphans,scc,fold-leaves,partition=dp|dpl,expand; one forked "
@@ -363,8 +451,8 @@ int run(const Options& options) {
     const std::filesystem::path path = options.directory / w->file;
     Row row;
     row.workload = w;
-    row.dp = measure(path, "dp");
-    if (!options.skip_dpl) row.dpl = measure(path, "dpl");
+    row.dp = measure(path, "dp", options.threads);
+    if (!options.skip_dpl) row.dpl = measure(path, "dpl", options.threads);
     printRow(row);
     rows.push_back(std::move(row));
   }

@@ -10,7 +10,8 @@
 
 namespace placer {
 
-// TimeLimit: the budget's deadline passed before any split was found; ResourceLimit: the instance is
+// TimeLimit: the budget's deadline passed; `placement` is the best split found by then (the exact DP
+// answers with DPL's), or empty when none was; ResourceLimit: the instance is
 // beyond what the solver accepts (more ideals than allowed) — a caller may fall back on another
 // solver, as it must not on Error (the solver failed); Interrupted: the budget's stop flag was set
 // (Ctrl-C), whatever was found is not to be used.

@@ -23,9 +23,16 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
   report["bound_seconds"] = plan.bound;
   report["gap"] = solve.gap;
-  report["solver"] = {{"algorithm", plan.algorithm},           {"status", plan.status},
-                      {"ideals", solve.stats.ideals},          {"ideal_pairs", solve.stats.ideal_pairs},
-                      {"solver_seconds", solve.stats.seconds}, {"total_seconds", context.seconds}};
+  report["solver"] = {{"algorithm", plan.algorithm}};
+  // The solver that produced the placement when another chose it (auto), and how it went.
+  if (!solve.solver.empty()) report["solver"]["chosen"] = solve.solver;
+  report["solver"]["status"] = plan.status;
+  if (!solve.message.empty()) report["solver"]["how"] = solve.message;
+  report["solver"]["ideals"] = solve.stats.ideals;
+  report["solver"]["ideal_pairs"] = solve.stats.ideal_pairs;
+  report["solver"]["orders"] = solve.stats.orders;
+  report["solver"]["solver_seconds"] = solve.stats.seconds;
+  report["solver"]["total_seconds"] = context.seconds;
   report["layer_assignment_settings"] = plan.layerAssignmentSettings();
   report["overheads"] = {
       {"accelerator",

@@ -67,6 +67,7 @@ Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bo
   PassContext nested;
   nested.solver.max_ideals = ctx.solver.max_ideals;
   nested.solver.progress = ctx.solver.progress;
+  nested.solver.threads = ctx.solver.threads;
   nested.solver.budget = budget;
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
@@ -93,6 +94,8 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
     case SolveStatus::ResourceLimit:
       return resourceLimit(result.message);
     case SolveStatus::TimeLimit: {
+      // Stopped by the deadline with a split in hand: the split goes on, its status says so.
+      if (!result.placement.device_of.empty()) return Status::ok();
       if (!std::isfinite(settings.time_limit)) return unsupported(result.message);
       std::ostringstream msg;
       msg << "no split found within the time limit of " << settings.time_limit << " s (proven lower bound "
@@ -120,7 +123,8 @@ std::string noteOf(const SolverInfo& solver, const Problem& problem, const Solve
     note << ", " << result.stats.ideals << " ideals, " << result.stats.ideal_pairs << " ideal pairs";
   if (result.stats.mip_nodes > 0) note << ", " << result.stats.mip_nodes << " branch-and-bound nodes";
   if (result.stats.orders > 0) note << ", " << result.stats.orders << " orders";
-  if (!result.message.empty() && (result.status == SolveStatus::Feasible || !result.solver.empty()))
+  if (!result.message.empty() && (result.status == SolveStatus::Feasible ||
+                                  result.status == SolveStatus::TimeLimit || !result.solver.empty()))
     note << " (" << result.message << ")";
   return note.str();
 }

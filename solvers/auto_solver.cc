@@ -33,6 +33,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
   exact_options.max_ideals = request.max_ideals;
   exact_options.upper_bound = dpl.value;
   exact_options.progress = request.progress;
+  exact_options.threads = request.threads;
   exact_options.budget = budget.within(budget.remaining() / 2);
   SolveResult exact = solveThroughputDp(problem, exact_options);
   std::ostringstream why;

@@ -51,6 +51,7 @@ SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bo
   DpOptions options;
   options.max_ideals = request.max_ideals;
   options.progress = request.progress;
+  options.threads = request.threads;
   // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets the
   // exact DP skip every block that cannot beat it.
   options.budget = request.budget;
@@ -58,7 +59,9 @@ SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bo
   SolveResult exact = solveThroughputDp(problem, options);
   exact.stats.seconds += dpl.stats.seconds;
   if (exact.status == SolveStatus::TimeLimit && dpl.status == SolveStatus::Feasible) {
-    dpl.message = exact.message + "; DPL's split";
+    // The best complete split there is: DPL's, reported as what it is (no certificate).
+    dpl.status = SolveStatus::TimeLimit;
+    dpl.message = exact.message + " (" + std::to_string(exact.stats.ideals) + " ideals); DPL's split";
     dpl.stats = exact.stats;
     return dpl;
   }

@@ -1,14 +1,20 @@
 #include "solvers/throughput_dp.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "core/evaluate.h"
+#include "core/threads.h"
 #include "solvers/ideal_lattice.h"
 
 namespace placer {
@@ -16,6 +22,8 @@ namespace placer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr std::int64_t kParallelIdeals = 1000;  // fewer ideals: the table is filled on one thread
 
 // A forward node with its backward partner: what one DP step moves onto a device.
 struct Unit {
@@ -306,6 +314,81 @@ DpInstance prepareInstance(const Problem& problem, bool linearize, const std::ve
   return instance;
 }
 
+// The ideals whose Hasse children are all filled, for the parallel fill: each ideal counts its
+// unfilled children, and the last child to finish hands it to the queue.
+class ReadyQueue {
+ public:
+  explicit ReadyQueue(const IdealLattice& lattice) {
+    const std::int64_t ideals = lattice.size();
+    pending_ = std::vector<std::atomic<std::int32_t>>(ideals);
+    up_begin_.assign(ideals + 1, 0);
+    for (std::int64_t j = 0; j < ideals; ++j) {
+      pending_[j].store(static_cast<std::int32_t>(lattice.down_begin[j + 1] - lattice.down_begin[j]),
+                        std::memory_order_relaxed);
+      for (std::int64_t e = lattice.down_begin[j]; e < lattice.down_begin[j + 1]; ++e)
+        ++up_begin_[lattice.down_sub[e] + 1];
+    }
+    for (std::int64_t j = 0; j < ideals; ++j)
+      up_begin_[j + 1] += up_begin_[j];
+    up_parent_.resize(up_begin_[ideals]);
+    std::vector<std::int64_t> fill(up_begin_.begin(), up_begin_.end() - 1);
+    for (std::int64_t j = 0; j < ideals; ++j) {
+      for (std::int64_t e = lattice.down_begin[j]; e < lattice.down_begin[j + 1]; ++e)
+        up_parent_[fill[lattice.down_sub[e]]++] = static_cast<std::int32_t>(j);
+    }
+    std::vector<std::int32_t> first;
+    finished(0, first);  // the empty ideal
+  }
+
+  // Takes a ready ideal, waiting for one; false once the queue is closed and empty.
+  bool pop(std::int32_t& ideal) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    available_.wait(lock, [&] { return !queue_.empty() || closed_; });
+    if (queue_.empty()) return false;
+    ideal = queue_.front();
+    queue_.pop_front();
+    return true;
+  }
+
+  // `ideal` is filled: its parents with no unfilled child left become ready.
+  void finished(std::int32_t ideal, std::vector<std::int32_t>& unlocked) {
+    unlocked.clear();
+    for (std::int64_t e = up_begin_[ideal]; e < up_begin_[ideal + 1]; ++e) {
+      const std::int32_t parent = up_parent_[e];
+      if (pending_[parent].fetch_sub(1) == 1) unlocked.push_back(parent);
+    }
+    if (unlocked.empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.insert(queue_.end(), unlocked.begin(), unlocked.end());
+    }
+    if (unlocked.size() == 1) {
+      available_.notify_one();
+    } else {
+      available_.notify_all();
+    }
+  }
+
+  // Wakes every waiting thread; pop() returns false from now on once the queue is empty.
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+      queue_.clear();
+    }
+    available_.notify_all();
+  }
+
+ private:
+  std::vector<std::atomic<std::int32_t>> pending_;  // per ideal: Hasse children not yet filled
+  std::vector<std::int64_t> up_begin_;               // CSR of the Hasse edges upwards
+  std::vector<std::int32_t> up_parent_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::deque<std::int32_t> queue_;
+  bool closed_ = false;
+};
+
 // A block of an optimal split: the units one device holds.
 struct Block {
   std::vector<int> units;
@@ -328,53 +411,72 @@ class DpTable {
     std::fill(dp_.begin(), dp_.begin() + combos_, 0.0);  // the empty ideal costs nothing
   }
 
-  // False when the budget ran out before the table was complete.
-  bool fill(const ProgressFn& progress, const Budget& budget, SolveStats& stats) {
-    BlockWalker walker = makeWalker();
-    std::vector<double> best_acc(combos_), best_cpu(combos_);
-    auto last_report = Clock::now();
+  // False when the budget ran out before the table was complete. A row reads only the rows of
+  // sub-ideals, and every sub-ideal of J is reached from J by Hasse edges, so J may be filled as soon
+  // as the ideals one node smaller than it are: `threads` threads take ready ideals from a queue
+  // (dataflow over the lattice, no barrier between sizes, so one slow ideal does not idle the other
+  // threads). A row is computed by the same code in the same order whichever thread takes it, so the
+  // table is bit-identical for any number of threads; one thread fills ideals in id order.
+  bool fill(int threads, const ProgressFn& progress, const Budget& budget, SolveStats& stats) {
     const std::int64_t ideals = lattice_.size();
-    for (std::int64_t ideal = 1; ideal < ideals; ++ideal) {
-      std::fill(best_acc.begin(), best_acc.end(), kInfinity);
-      std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
-      walker.walk(static_cast<std::int32_t>(ideal), [&](std::int32_t sub, const BlockState& s) {
-        ++stats.ideal_pairs;
-        const double* prev = row(sub);
-        if (const double acc = accCost(s); acc < kInfinity) {
-          for (int c = 0; c <= cpus_; ++c) {
-            for (int a = 1; a <= accs_; ++a) {
-              best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
-            }
+    // Below about a thousand ideals the table fills in milliseconds: threads would only cost.
+    if (ideals < kParallelIdeals) threads = 1;
+    std::vector<RowWorker> workers;
+    workers.reserve(threads);
+    for (int t = 0; t < threads; ++t)
+      workers.push_back({makeWalker(), std::vector<double>(combos_), std::vector<double>(combos_), 0});
+    std::atomic<std::int64_t> done{1};  // the empty ideal is filled already
+    std::atomic<bool> stop{false};
+    auto last_report = Clock::now();
+    auto report = [&] {  // worker 0 only
+      if (!progress || Clock::now() - last_report < std::chrono::milliseconds(500)) return;
+      last_report = Clock::now();
+      std::int64_t pairs = 0;
+      for (const RowWorker& w : workers)
+        pairs += w.pairs.load(std::memory_order_relaxed);
+      progress({"dp", done.load(std::memory_order_relaxed), ideals,
+                std::to_string(pairs) + " ideal pairs evaluated"});
+    };
+    auto checkBudget = [&](int t, std::int64_t filled) {
+      if ((filled & 63) != 0) return;
+      if (budget.exhausted()) stop = true;
+      if (t == 0) report();
+    };
+    if (threads == 1) {
+      for (std::int64_t ideal = 1; ideal < ideals && !stop; ++ideal) {
+        fillRow(static_cast<std::int32_t>(ideal), workers[0]);
+        done.fetch_add(1, std::memory_order_relaxed);
+        checkBudget(0, ideal);
+      }
+    } else {
+      ReadyQueue ready(lattice_);
+      auto work = [&](int t) {
+        RowWorker& w = workers[t];
+        std::vector<std::int32_t> unlocked;
+        std::int64_t filled = 0;
+        for (std::int32_t ideal; !stop.load(std::memory_order_relaxed) && ready.pop(ideal);) {
+          fillRow(ideal, w);
+          const std::int64_t total = done.fetch_add(1) + 1;
+          checkBudget(t, ++filled);
+          if (total == ideals || stop.load(std::memory_order_relaxed)) {
+            ready.close();
+            break;
           }
+          ready.finished(ideal, unlocked);
         }
-        const double cpu = cpuCost(s);
-        for (int c = 1; c <= cpus_; ++c) {
-          for (int a = 0; a <= accs_; ++a) {
-            best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
-          }
-        }
-      });
-      // Leaving a device unused is the same as solving with one device fewer.
-      double* cur = row(static_cast<std::int32_t>(ideal));
-      for (int c = 0; c <= cpus_; ++c) {
-        for (int a = 0; a <= accs_; ++a) {
-          double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
-          if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
-          if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
-          cur[at(c, a)] = v;
-        }
-      }
-      if ((ideal & 63) == 0 && budget.exhausted()) {
-        stats.pruned = walker.pruned();
-        return false;
-      }
-      if (progress && (ideal & 63) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
-        last_report = Clock::now();
-        progress({"dp", ideal, ideals, std::to_string(stats.ideal_pairs) + " ideal pairs evaluated"});
-      }
+      };
+      std::vector<std::thread> pool;
+      for (int t = 1; t < threads; ++t)
+        pool.emplace_back(work, t);
+      work(0);
+      for (std::thread& thread : pool)
+        thread.join();
     }
-    stats.pruned = walker.pruned();
-    return true;
+    for (const RowWorker& w : workers) {
+      stats.ideal_pairs += w.pairs.load();
+      stats.pruned += w.walker.pruned();
+    }
+    return done.load() == ideals;
   }
 
   double optimum() const { return row(fullIdeal())[at(cpus_, accs_)]; }
@@ -422,6 +524,57 @@ class DpTable {
   }
 
  private:
+  // What one thread needs to fill rows: its own walk state and minima, and its count of pairs.
+  struct RowWorker {
+    BlockWalker walker;
+    std::vector<double> best_acc, best_cpu;
+    std::atomic<std::int64_t> pairs;
+    RowWorker(BlockWalker w, std::vector<double> acc, std::vector<double> cpu, std::int64_t p)
+        : walker(std::move(w)), best_acc(std::move(acc)), best_cpu(std::move(cpu)), pairs(p) {}
+    RowWorker(RowWorker&& other) noexcept
+        : walker(std::move(other.walker)),
+          best_acc(std::move(other.best_acc)),
+          best_cpu(std::move(other.best_cpu)),
+          pairs(other.pairs.load()) {}
+  };
+
+  // dp[ideal][*] from the rows of its sub-ideals.
+  void fillRow(std::int32_t ideal, RowWorker& w) {
+    std::vector<double>& best_acc = w.best_acc;
+    std::vector<double>& best_cpu = w.best_cpu;
+    std::fill(best_acc.begin(), best_acc.end(), kInfinity);
+    std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
+    std::int64_t pairs = 0;
+    w.walker.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
+      ++pairs;
+      const double* prev = row(sub);
+      if (const double acc = accCost(s); acc < kInfinity) {
+        for (int c = 0; c <= cpus_; ++c) {
+          for (int a = 1; a <= accs_; ++a) {
+            best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
+          }
+        }
+      }
+      const double cpu = cpuCost(s);
+      for (int c = 1; c <= cpus_; ++c) {
+        for (int a = 0; a <= accs_; ++a) {
+          best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
+        }
+      }
+    });
+    w.pairs.fetch_add(pairs, std::memory_order_relaxed);
+    // Leaving a device unused is the same as solving with one device fewer.
+    double* cur = row(ideal);
+    for (int c = 0; c <= cpus_; ++c) {
+      for (int a = 0; a <= accs_; ++a) {
+        double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
+        if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
+        if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
+        cur[at(c, a)] = v;
+      }
+    }
+  }
+
   BlockWalker makeWalker() const {
     return BlockWalker(instance_.units, instance_.touches, instance_.weight_touches, problem_, lattice_,
                        prune_above_);
@@ -548,7 +701,7 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   result.stats.ideals = lattice.size();
 
   DpTable table(problem, instance, lattice, options.upper_bound);
-  if (!table.fill(options.progress, options.budget, result.stats)) return outOfBudget("filling the DP table");
+  if (!table.fill(threadCount(options.threads), options.progress, options.budget, result.stats)) return outOfBudget("filling the DP table");
   const double optimum = table.optimum();
   const DeviceSet& devices = problem.devices;
   if (!(optimum < kInfinity)) {

@@ -16,7 +16,10 @@
 //    accelerator's link cost and the CPU's boundary cost; per-weight counters of readers inside S,
 //    so a shared weight counts once), O(degree) per pair instead of O(|V|+|E|);
 //  - compute and memory only grow with S, so once S cannot beat an upper bound (from DPL) on an
-//    accelerator nor on a CPU, its whole DFS subtree is skipped.
+//    accelerator nor on a CPU, its whole DFS subtree is skipped;
+//  - a row reads only rows of smaller ideals, so the ideals of one size are filled by several
+//    threads at once (DpOptions::threads), each row by the same code in the same order: the table is
+//    bit-identical for any number of threads.
 // DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals; any other topological
 // order given instead is sliced the same way (SliceGraph's slicer, solvers/slicegraph/slicer.h).
 #pragma once
@@ -40,8 +43,11 @@ struct DpOptions {
   std::vector<Vertex> order;
   ProgressFn progress;  // called about twice a second on long solves
   // Deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop flag) when it
-  // runs out, checked every few hundred ideals.
+  // runs out, checked every few dozen ideals.
   Budget budget;
+  // Threads filling the table (0: every core). Ideals of equal size are filled in parallel; the
+  // table, the answer and the statistics are the same for any count.
+  int threads = 0;
 };
 
 // Checks the contracted-problem preconditions above; the message says which pass is missing.

@@ -78,14 +78,16 @@ Options:
   --time-limit S          seconds for the whole solve (default 60 for auto, no limit otherwise):
                           auto and slicegraph answer with the best split found by then; an
                           integer program stops with the best split found, its proven bound and
-                          the gap; the exact DP stops and answers with DPL's split
+                          the gap; the exact DP stops and answers with DPL's split, status
+                          time-limit
   --orders SPEC           slicegraph's (and auto's) orders, comma-separated: random:N (N random
                           priority vectors), brkga:POP:GENS (genetic search over priorities),
                           mla and mla-weighted (least linear-arrangement orders; mla:POP:GENS);
                           default mla-weighted,mla,random:1000,brkga:100:100
   --seed N                random seed of the order search (default 1): the same seed gives the
                           same split, whatever --threads, unless the time limit cuts the search
-  --threads N             threads for the order search (default: every core)
+  --threads N             threads for the order search and the exact DP (default: every core);
+                          the answer does not depend on it
   --mip-gap G             stop an integer program once the relative gap is at most G (default 0)
   --subgraphs-per-accelerator Q
                           pieces per accelerator for ip-noncontig with --objective latency
@@ -225,7 +227,8 @@ int runPartition(const Args& args) {
       std::fprintf(stderr, ", bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
     }
     std::fprintf(stderr, "), %.2f s\n", elapsed());
-    if (!solve.solver.empty() && !solve.message.empty()) say("", algorithm + ": " + solve.message);
+    if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
+      say("", algorithm + ": " + solve.message);
   }
   return kOk;
 }

@@ -65,7 +65,8 @@ Options:
   --time-limit S          seconds for the whole solve (as for partition; default 60 for auto, no
                           limit otherwise)
   --orders SPEC, --seed N, --threads N
-                          SliceGraph's orders, random seed and threads, as for partition
+                          SliceGraph's orders, random seed, and threads of the order search
+                          and the exact DP, as for partition
   --mip-gap G, --subgraphs-per-accelerator Q
                           integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
@@ -315,9 +316,12 @@ int runPlace(const Args& args) {
   if (Status s = outputs.commit(); !s) return fail(s);
   if (report_path == args.values.end()) std::cout << report_text << std::flush;
   if (!quiet) {
+    const SolveResult& solve = outcome->solve;
     std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s) (%s, %s), %.2f s\n",
                  goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,
-                 plan.stages.size(), algorithm.c_str(), plan.status.c_str(), elapsed());
+                 plan.stages.size(), solverName(algorithm, solve).c_str(), plan.status.c_str(), elapsed());
+    if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
+      say("", algorithm + ": " + solve.message);
   }
   return kOk;
 }

@@ -7,8 +7,8 @@
 #include <functional>
 #include <numeric>
 #include <sstream>
-#include <thread>
 
+#include "core/threads.h"
 #include "solvers/slicegraph/orders.h"
 
 namespace placer {
@@ -30,35 +30,6 @@ std::uint64_t phaseStream(std::size_t phase) {
 
 int eliteCount(int population) {
   return std::max(1, static_cast<int>(std::lround(kEliteFraction * population)));
-}
-
-int threadCount(int requested) {
-  if (requested > 0) return requested;
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores > 0 ? static_cast<int>(cores) : 1;
-}
-
-// body(worker, index) for every index in [0, count), on up to `threads` threads.
-template <typename Body>
-void parallelFor(int threads, int count, Body&& body) {
-  threads = std::min(threads, count);
-  if (threads <= 1) {
-    for (int i = 0; i < count; ++i)
-      body(0, i);
-    return;
-  }
-  std::atomic<int> next{0};
-  auto work = [&](int worker) {
-    for (int i = next.fetch_add(1); i < count; i = next.fetch_add(1))
-      body(worker, i);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (int w = 1; w < threads; ++w)
-    pool.emplace_back(work, w);
-  work(0);
-  for (std::thread& t : pool)
-    t.join();
 }
 
 Expected<int> positiveInt(std::string_view text, std::string_view item) {

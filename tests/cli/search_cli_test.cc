@@ -60,6 +60,20 @@ TEST_F(CliTest, AutoIsTheDefaultAndSaysWhatAnswered) {
   EXPECT_NE(r.err.find("auto -> dp"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, AnExactDpOutOfTimeAnswersWithDplsSplitAndSaysSo) {
+  // Layer InceptionV3 training: 36,596 ideals, seconds of DP; a quarter of a second is not enough.
+  const std::string w = workloadPath("throughput-inputs/LayerGraphs/inceptionv3_training.json").string();
+  RunResult r = run({"partition", w, "--algorithm", "dp", "--time-limit", "0.25", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::ordered_json j = parse(r.out);
+  EXPECT_EQ(j["status"], "time-limit");
+  RunResult dpl = run({"partition", w, "--algorithm", "dpl", "-q"});
+  ASSERT_EQ(dpl.exit_code, 0) << dpl.err;
+  EXPECT_EQ(j["maxLoad"], parse(dpl.out)["maxLoad"]) << "DPL's split, the best complete one at hand";
+  EXPECT_NE(r.err.find("time-limit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("DPL's split"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, SearchOptionsAreCheckedOnTheCommandLine) {
   const std::string w = workloadPath("throughput-inputs/LayerGraphs/bert24_inference.json").string();
   for (std::vector<std::string> bad : {std::vector<std::string>{"--orders", "random"},

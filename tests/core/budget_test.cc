@@ -83,7 +83,8 @@ TEST(Budget, AnExhaustedDeadlineStillGetsDplsSplit) {
   ctx.solver.budget = Budget(0, nullptr);
   auto outcome = runPipeline(p, defaultPipeline("dp"), ctx);
   ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();
-  EXPECT_EQ(outcome->solve.status, SolveStatus::Feasible);
+  EXPECT_EQ(outcome->solve.status, SolveStatus::TimeLimit) << "a split, stopped by the deadline";
+  EXPECT_NE(outcome->solve.message.find("DPL's split"), std::string::npos) << outcome->solve.message;
   EXPECT_NEAR(outcome->solve.value, 33.0325547, 1e-6) << "DPL's value on layer GNMT inference";
   EXPECT_TRUE(verify(outcome->problem, outcome->solve.placement).isOk());
 }
