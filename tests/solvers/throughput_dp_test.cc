@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "core/evaluate.h"
 #include "solvers/throughput_dp.h"
+#include "tests/solvers/random_contracted.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
@@ -100,6 +102,30 @@ TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
     EXPECT_LT(pruned.stats.ideal_pairs, plain.stats.ideal_pairs);
     EXPECT_GT(pruned.stats.pruned, 0);
   }
+}
+
+// The tightest valid bound (the optimum itself) prunes most: blocks above it, and the entries whose
+// ideal or whose rest cannot fit the devices at that load (LiveRows). The optimum must survive, bit
+// for bit, with CPUs, unsupported nodes, memory, shared weights, training partners and every overlap
+// mode, on devices from one accelerator and no CPU to four accelerators and three CPUs.
+TEST(ThroughputDp, PruningAtTheOptimumKeepsItExactly) {
+  int skipped_rows = 0;
+  for (unsigned seed = 1; seed <= 150; ++seed) {
+    std::mt19937 rng(seed);
+    const DeviceSet devices{1 + static_cast<int>(seed % 4), 40.0 + 30.0 * (seed % 3), static_cast<int>(seed % 4)};
+    const Problem p = randomContracted(rng, 6 + static_cast<int>(seed % 9), seed % 3 == 0, devices);
+    const SolveResult plain = solveThroughputDp(p, DpOptions{});
+    if (plain.status == SolveStatus::Infeasible) continue;
+    ASSERT_EQ(plain.status, SolveStatus::Optimal) << "seed " << seed << ": " << plain.message;
+    DpOptions at_optimum;
+    at_optimum.upper_bound = plain.value;
+    const SolveResult pruned = solveThroughputDp(p, at_optimum);
+    ASSERT_EQ(pruned.status, SolveStatus::Optimal) << "seed " << seed << ": " << pruned.message;
+    EXPECT_EQ(pruned.value, plain.value) << "seed " << seed;
+    EXPECT_TRUE(verify(p, pruned.placement).isOk()) << "seed " << seed;
+    skipped_rows += pruned.stats.ideal_pairs < plain.stats.ideal_pairs;
+  }
+  EXPECT_GT(skipped_rows, 50) << "the bound should prune on most instances";
 }
 
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
