@@ -15,6 +15,7 @@
 
 #include "core/evaluate.h"
 #include "core/threads.h"
+#include "solvers/capacity_relaxation.h"
 #include "solvers/ideal_lattice.h"
 
 namespace placer {
@@ -390,47 +391,29 @@ class ReadyQueue {
 };
 
 // Which entries dp[I][c][a] can lie on a split of max-load at most the bound B: I must fit on c
-// CPU cores and a accelerators, and the rest of the graph on the other devices, every device's
-// load at most B. Both are checked on a relaxation that keeps every feasible split feasible:
-// compute only (transfers and memory only add to a device's load or limit it), unsupported units on
-// CPUs, and CPU time spare beyond them taking at most the accelerator work that a fractional
-// knapsack over all the graph's units would put there (best p_acc / p_cpu first). An optimal split
-// of value at most B passes only through live entries, so
-// leaving the others at +inf keeps the optimum; an ideal with no live entry is not walked at all.
-// With B near the optimum, only ideals whose compute is near a multiple of B, where a device
-// boundary can fall, stay live: on a chain of transformer layers most of the lattice is skipped.
+// CPU cores and a accelerators, and the rest of the graph on the other devices, every device's load
+// at most B, on the relaxation of solvers/capacity_relaxation.h. An optimal split of value at most
+// B passes only through live entries, so leaving the others at +inf keeps the optimum; an ideal
+// with no live entry is not walked at all. With B near the optimum only ideals whose compute is
+// near a multiple of B, where a device boundary can fall, stay live: on a chain of transformer
+// layers most of the lattice is skipped.
 class LiveRows {
  public:
   LiveRows(const DpInstance& instance, const IdealLattice& lattice, const DeviceSet& devices, double bound)
-      : accs_(devices.accelerators), cpus_(devices.cpus), bound_(bound) {
+      : relaxation_(relaxationOf(instance, devices)) {
     const std::int64_t ideals = lattice.size();
-    work_.assign(ideals, Work{});
+    std::vector<CapacityRelaxation::Work> work(ideals);
     for (std::int64_t j = 1; j < ideals; ++j) {  // J = (J minus one maximal node) + that node
       const std::int64_t e = lattice.down_begin[j];
-      work_[j] = work_[lattice.down_sub[e]];
-      add(work_[j], instance.units[lattice.down_node[e]]);
+      const Unit& unit = instance.units[lattice.down_node[e]];
+      work[j] = work[lattice.down_sub[e]];
+      work[j].add(unit.p_acc, unit.p_cpu, unit.unsupported);
     }
-    total_ = work_[ideals - 1];
-    // The knapsack's items, best rate first (no CPU time at all: first of all), as prefix sums.
-    std::vector<const Unit*> items;
-    for (const Unit& unit : instance.units) {
-      if (!unit.unsupported && unit.p_acc > 0) items.push_back(&unit);
-    }
-    std::stable_sort(items.begin(), items.end(), [](const Unit* x, const Unit* y) {
-      return x->p_acc * y->p_cpu > y->p_acc * x->p_cpu;  // x->p_acc / x->p_cpu > y's, without dividing
-    });
-    cpu_prefix_.push_back(0);
-    acc_prefix_.push_back(0);
-    for (const Unit* unit : items) {
-      cpu_prefix_.push_back(cpu_prefix_.back() + unit->p_cpu);
-      acc_prefix_.push_back(acc_prefix_.back() + unit->p_acc);
-    }
-    tolerance_ = 1e-9 * (total_.acc + total_.cpu) + 1e-12;  // rounding of the sums
     live_.assign(ideals, 0);
     for (std::int64_t j = 0; j < ideals; ++j) {
-      for (int c = 0; c <= cpus_ && !live_[j]; ++c) {
-        for (int a = 0; a <= accs_ && !live_[j]; ++a)
-          live_[j] = live(j, c, a);
+      for (int c = 0; c <= devices.cpus && !live_[j]; ++c) {
+        for (int a = 0; a <= devices.accelerators && !live_[j]; ++a)
+          live_[j] = relaxation_.live(work[j], c, a, bound);
       }
     }
   }
@@ -438,55 +421,19 @@ class LiveRows {
   // Some entry of the ideal's row is live.
   bool any(std::int64_t ideal) const { return live_[ideal] != 0; }
 
-  bool live(std::int64_t ideal, int c, int a) const {
-    const Work& inside = work_[ideal];
-    const Work outside{total_.acc - inside.acc, total_.unsupported_cpu - inside.unsupported_cpu,
-                       total_.cpu - inside.cpu};
-    return fits(inside, c, a) && fits(outside, cpus_ - c, accs_ - a);
-  }
-
  private:
-  struct Work {
-    double acc = 0;              // p_acc of the units an accelerator may hold
-    double unsupported_cpu = 0;  // p_cpu of the units only a CPU may hold
-    double cpu = 0;              // p_cpu of all units
-  };
-
-  static void add(Work& work, const Unit& unit) {
-    if (unit.unsupported) {
-      work.unsupported_cpu += unit.p_cpu;
-    } else {
-      work.acc += unit.p_acc;
+  static CapacityRelaxation relaxationOf(const DpInstance& instance, const DeviceSet& devices) {
+    std::vector<double> p_acc, p_cpu;
+    std::vector<std::uint8_t> unsupported;
+    for (const Unit& unit : instance.units) {
+      p_acc.push_back(unit.p_acc);
+      p_cpu.push_back(unit.p_cpu);
+      unsupported.push_back(unit.unsupported);
     }
-    work.cpu += unit.p_cpu;
+    return CapacityRelaxation(p_acc, p_cpu, unsupported, devices.accelerators, devices.cpus);
   }
 
-  bool fits(const Work& work, int cpus, int accs) const {
-    const double cpu_capacity = cpus * bound_;
-    if (work.unsupported_cpu > cpu_capacity + tolerance_) return false;
-    if (accs == 0) return work.cpu <= cpu_capacity + tolerance_;
-    return work.acc - absorbable(cpu_capacity - work.unsupported_cpu) <= accs * bound_ + tolerance_;
-  }
-
-  // The most accelerator work CPU time `spare` can take over (the fractional knapsack).
-  double absorbable(double spare) const {
-    if (spare <= 0) return 0;
-    // The items taken whole: those whose CPU times sum to at most `spare`.
-    const auto whole = std::upper_bound(cpu_prefix_.begin(), cpu_prefix_.end(), spare) - cpu_prefix_.begin() - 1;
-    double acc = acc_prefix_[whole];
-    if (static_cast<std::size_t>(whole) + 1 < cpu_prefix_.size()) {  // and a part of the next one
-      const double cpu = cpu_prefix_[whole + 1] - cpu_prefix_[whole];
-      acc += (acc_prefix_[whole + 1] - acc_prefix_[whole]) * ((spare - cpu_prefix_[whole]) / cpu);
-    }
-    return acc;
-  }
-
-  const int accs_, cpus_;
-  const double bound_;
-  std::vector<double> cpu_prefix_, acc_prefix_;  // the knapsack's items, best rate first
-  double tolerance_ = 0;
-  std::vector<Work> work_;
-  Work total_;
+  CapacityRelaxation relaxation_;
   std::vector<std::uint8_t> live_;
 };
 

@@ -44,8 +44,25 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
   cpu_cache_.assign(n, 0);
   cache_stamp_.assign(n, -1);
   evaluations_ = 0;
+  // Below a finite bound, the cells [combo][j] whose prefix and rest can both fit their devices.
+  const bool pruning = below < kInfinity;
+  if (pruning) {
+    live_.assign(combos * stride, 0);
+    CapacityRelaxation::Work prefix;
+    for (int j = 0; j <= n; ++j) {
+      if (j > 0) {
+        const int u = order[j - 1];
+        prefix.add(units_.p_acc[u], units_.p_cpu[u], units_.unsupported[u] != 0);
+      }
+      for (int c = 0; c <= cpus; ++c) {
+        for (int a = 0; a <= accs; ++a)
+          live_[at(c, a) * stride + j] = relaxation_.live(prefix, c, a, below);
+      }
+    }
+  }
+  auto dead = [&](int combo, int j) { return pruning && !live_[combo * stride + j]; };
   for (int k = 0; k < combos; ++k) {
-    best_[k * stride] = 0;  // the empty prefix costs nothing
+    if (!dead(k, 0)) best_[k * stride] = 0;  // the empty prefix costs nothing
     minima_[k].push_back(0);
   }
   if (n == 0) {
@@ -115,7 +132,7 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
     };
     for (int c = 0; c <= cpus; ++c) {
       for (int a = 0; a <= accs; ++a) {
-        if (c == 0 && a == 0) continue;
+        if ((c == 0 && a == 0) || dead(at(c, a), j)) continue;
         const std::size_t cell = at(c, a) * stride + j;
         double value = below;
         std::int32_t choice = kNone;

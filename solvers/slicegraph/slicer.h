@@ -14,7 +14,10 @@
 // are taken outward from its bottom in increasing order of that bound and the search stops once the
 // bound reaches the best load found. Every i it skips has a lower bound no better than the answer, so
 // the slicing is optimal for the order; on pipeline-like costs (compute dominating transfers) only a
-// handful of i are evaluated, so an order of n units costs about O(n (k+1)(l+1) log n).
+// handful of i are evaluated, so an order of n units costs about O(n (k+1)(l+1) log n). Below a
+// bound (the search's incumbent), only the cells whose prefix fits its devices and whose rest fits
+// the others at that load (solvers/capacity_relaxation.h) are computed: prefixes near a multiple of
+// the bound, where a device boundary can fall.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@
 
 #include "core/problem.h"
 #include "core/solve_result.h"
+#include "solvers/capacity_relaxation.h"
 #include "solvers/slicegraph/segment_costs.h"
 #include "solvers/throughput_dp.h"
 
@@ -36,7 +40,9 @@ struct Run {
 // Slices orders of one problem's units; keeps its buffers between calls (one per thread).
 class Slicer {
  public:
-  explicit Slicer(const UnitGraph& units) : units_(units) {}
+  explicit Slicer(const UnitGraph& units)
+      : units_(units),
+        relaxation_(units.p_acc, units.p_cpu, units.unsupported, units.accelerators, units.cpus) {}
 
   // The least max-load of a slicing of `order` (units, each after its predecessors), or +inf when
   // none is below `below` (pass +inf for any) or none is feasible. With `runs`, the runs of a best
@@ -48,6 +54,8 @@ class Slicer {
 
  private:
   const UnitGraph& units_;
+  CapacityRelaxation relaxation_;
+  std::vector<std::uint8_t> live_;        // [combo][j], below a finite bound
   std::vector<double> best_;              // [combo][j]
   std::vector<std::int32_t> choice_;      // [combo][j]: run start, or kUnused*
   std::vector<std::uint8_t> on_acc_;      // [combo][j]: the run ending at j is on an accelerator

@@ -155,6 +155,31 @@ TEST(Slicer, IsOptimalForItsOrderOnTrainingGraphs) {
   EXPECT_GT(feasible, 120);
 }
 
+// Below a bound the slicer computes only the cells whose prefix and rest can fit their devices at
+// that load; the best slicing below the bound must survive bit for bit (its own value plus a hair),
+// and none may appear strictly below the optimum. Random graphs with CPUs, unsupported nodes,
+// memory, shared weights, training partners and overlap modes, from one accelerator and no CPU to
+// four accelerators and three CPUs.
+TEST(Slicer, PruningBelowABoundKeepsTheBestSlicing) {
+  int checked = 0;
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    const DeviceSet devices{1 + static_cast<int>(seed % 4), 50.0 + 40.0 * (seed % 3), static_cast<int>(seed % 4)};
+    const Problem p = randomContracted(rng, 5 + static_cast<int>(seed % 30), seed % 3 == 0, devices);
+    const UnitGraph units = makeUnitGraph(p);
+    const std::vector<int> order = unitOrder(units, randomForwardOrder(p, rng));
+    ASSERT_FALSE(order.empty());
+    Slicer slicer(units);
+    const double best = slicer.slice(order);
+    if (!std::isfinite(best)) continue;
+    ++checked;
+    EXPECT_EQ(slicer.slice(order, best * (1 + 1e-12) + 1e-15), best) << "seed " << seed;
+    EXPECT_EQ(slicer.slice(order, best), kInfinity) << "seed " << seed << ": a slicing below the best";
+    EXPECT_EQ(slicer.slice(order, best * 4), best) << "seed " << seed;
+  }
+  EXPECT_GT(checked, 120);
+}
+
 TEST(Slicer, RefusesAnOrderThatIsNotTopological) {
   std::mt19937 rng(7);
   const Problem p = tinyDag(rng, 5);
