@@ -3,16 +3,19 @@
 # onnxruntime-node, installed by `(cd tests/ort && npm ci --ignore-scripts)`).
 #
 # usage: ort_test.sh PATH/TO/onnx-placer PATH/TO/tests/data/models
+#        ort_test.sh PATH/TO/onnx-placer --defaults MODEL.onnx...
 #
 # For every model and K accelerators, runs `onnx-placer place` and then
 # run_stages.mjs, which runs the original model, the annotated model (with and
 # without session.layer_assignment_settings) and the stage sub-models in ORT
-# and compares the outputs. Fails (exit 1) if ONNX Runtime is not installed or
-# any model fails.
+# and compares the outputs. With --defaults, each given model is placed once
+# with place's default options (devices, algorithm, time limit), as a user
+# would. Fails (exit 1) if ONNX Runtime is not installed or any model fails.
 set -u
 
-if [ $# -ne 2 ]; then
+if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ $# -ne 2 ]; } || { [ "$2" = --defaults ] && [ $# -lt 3 ]; }; then
   echo "usage: $0 ONNX_PLACER MODELS_DIR" >&2
+  echo "       $0 ONNX_PLACER --defaults MODEL.onnx..." >&2
   exit 2
 fi
 cli=$1
@@ -39,16 +42,18 @@ start=$SECONDS
 failed=()
 runs=0
 
-# check MODEL K [extra place options...]
+# check MODEL K [extra place options...]; K empty: the device set's own count
 check() {
   local model=$1 k=$2
   shift 2
   local name
-  name="$(basename "$model") K=$k${*:+ $*}"
+  name="$(basename "$model") K=${k:-default}${*:+ $*}"
   local dir="$tmp/run"
   rm -rf "$dir" && mkdir -p "$dir"
   runs=$((runs + 1))
-  if ! "$cli" place "$model" --accelerators "$k" -o "$dir/annot.onnx" \
+  local count=()
+  [ -n "$k" ] && count=(--accelerators "$k")
+  if ! "$cli" place "$model" "${count[@]}" -o "$dir/annot.onnx" \
       --stages-dir "$dir/stages" -q "$@" >"$dir/place.log" 2>&1; then
     echo "FAIL [$name]: onnx-placer place failed:"
     sed 's/^/    /' "$dir/place.log"
@@ -67,6 +72,23 @@ check() {
     failed+=("$name")
   fi
 }
+
+report() {
+  echo "ORT end-to-end: $runs runs, ${#failed[@]} failed, $((SECONDS - start)) s"
+  if [ ${#failed[@]} -ne 0 ]; then
+    printf '  failed: %s\n' "${failed[@]}"
+    exit 1
+  fi
+  exit 0
+}
+
+if [ "$models" = --defaults ]; then
+  shift 2
+  for model in "$@"; do
+    check "$model" ""
+  done
+  report
+fi
 
 shopt -s nullglob
 all=("$models"/*.onnx)
@@ -91,9 +113,4 @@ mode_model="$models/bert_base_l3_light.onnx"
 check "$mode_model" 3 --annotate metadata
 check "$mode_model" 3 --annotate onnx-ir11
 
-echo "ORT end-to-end: $runs runs, ${#failed[@]} failed, $((SECONDS - start)) s"
-if [ ${#failed[@]} -ne 0 ]; then
-  printf '  failed: %s\n' "${failed[@]}"
-  exit 1
-fi
-exit 0
+report
