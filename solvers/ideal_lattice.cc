@@ -2,101 +2,214 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <random>
 #include <string>
 
 namespace placer {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-}  // namespace
 
-Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
-                    const ProgressFn& progress, IdealLattice& lattice) {
+using Clock = std::chrono::steady_clock;
+
+// The most one level of ideals (their node sets, hashes and addable nodes) may take: a graph of
+// n nodes needs n/8 bytes per ideal, so on wide graphs of thousands of nodes the memory, not the
+// count, is what runs out first.
+constexpr std::size_t kLevelBytes = std::size_t{256} << 20;
+
+// One level of the breadth-first generation: the ideals of one size, each with its node set (a bit
+// row of `words` words), its Zobrist hash, and the nodes that can be added to it (sorted), which
+// is what makes a child cheap: addable(P + v) = addable(P) - v + the successors of v whose last
+// missing predecessor was v.
+class Level {
+ public:
+  explicit Level(int words) : words_(words) {}
+
+  std::size_t size() const { return hashes_.size(); }
+  std::size_t bytes() const {
+    return (bits_.capacity() + hashes_.capacity() + table_.capacity()) * 8 + addable_.capacity() * 4 +
+           addable_begin_.capacity() * 8;
+  }
+  std::uint64_t hash(std::size_t i) const { return hashes_[i]; }
+  const std::uint64_t* bits(std::size_t i) const { return bits_.data() + i * words_; }
+  const std::int32_t* addableBegin(std::size_t i) const { return addable_.data() + addable_begin_[i]; }
+  const std::int32_t* addableEnd(std::size_t i) const { return addable_.data() + addable_begin_[i + 1]; }
+
+  // Appends an ideal; its addable nodes are then pushed with addAddable.
+  void add(const std::uint64_t* bits, std::uint64_t hash) {
+    bits_.insert(bits_.end(), bits, bits + words_);
+    hashes_.push_back(hash);
+    if (addable_begin_.empty()) addable_begin_.push_back(0);
+    addable_begin_.push_back(addable_begin_.back());
+  }
+  void addAddable(std::int32_t v) {
+    addable_.push_back(v);
+    ++addable_begin_.back();
+  }
+
+  // The index of the ideal `base` + {v} among this level's, or -1.
+  std::int64_t find(const std::uint64_t* base, int v, std::uint64_t hash) const {
+    if (table_.empty()) return -1;
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t slot = hash & mask; table_[slot] != -1; slot = (slot + 1) & mask) {
+      const std::int64_t i = table_[slot];
+      if (hashes_[i] == hash && sameAsPlus(bits(i), base, v)) return i;
+    }
+    return -1;
+  }
+
+  // Makes find() see the last ideal added.
+  void index() {
+    if ((size() + 1) * 2 > table_.size()) {
+      table_.assign(std::max<std::size_t>(1024, table_.size() * 2), -1);
+      for (std::size_t i = 0; i + 1 < size(); ++i)
+        insert(i);
+    }
+    insert(size() - 1);
+  }
+
+ private:
+  bool sameAsPlus(const std::uint64_t* row, const std::uint64_t* base, int v) const {
+    for (int w = 0; w < words_; ++w) {
+      const std::uint64_t expected = w == v / 64 ? base[w] | (1ULL << (v % 64)) : base[w];
+      if (row[w] != expected) return false;
+    }
+    return true;
+  }
+  void insert(std::size_t i) {
+    const std::size_t mask = table_.size() - 1;
+    std::size_t slot = hashes_[i] & mask;
+    while (table_[slot] != -1)
+      slot = (slot + 1) & mask;
+    table_[slot] = static_cast<std::int64_t>(i);
+  }
+
+  const int words_;
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint64_t> hashes_;
+  std::vector<std::int64_t> addable_begin_;
+  std::vector<std::int32_t> addable_;
+  std::vector<std::int64_t> table_;  // open addressing over this level's indices
+};
+
+struct DownEdge {
+  std::int32_t parent, node, sub;
+};
+
+// Generates the ideals breadth-first, keeping two levels' node sets only; with `down`, records every
+// Hasse edge (without: counts, in little memory). Sets `count`.
+Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
+                const ProgressFn& progress, std::vector<DownEdge>* down, std::int64_t& count) {
   const int n = static_cast<int>(preds.size());
   const int words = std::max(1, (n + 63) / 64);
-  std::vector<std::uint64_t> pred_mask(static_cast<std::size_t>(n) * words, 0);
+  std::vector<std::vector<std::int32_t>> succs(n);
   for (int v = 0; v < n; ++v) {
     for (int u : preds[v])
-      pred_mask[static_cast<std::size_t>(v) * words + u / 64] |= 1ULL << (u % 64);
+      succs[u].push_back(v);
+  }
+  for (auto& s : succs) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
   }
   std::mt19937_64 rng(0x5eed);
   std::vector<std::uint64_t> zobrist(n);
   for (auto& z : zobrist)
     z = rng();
 
-  std::vector<std::uint64_t> bits(words, 0);  // ideal 0: empty set
-  std::vector<std::uint64_t> hashes{0};
-  std::vector<std::int32_t> table(1024, -1);
-  auto row = [&](std::int64_t id) { return bits.data() + id * words; };
-  auto grow_table = [&] {
-    std::vector<std::int32_t> bigger(table.size() * 2, -1);
-    const std::size_t mask = bigger.size() - 1;
-    for (std::size_t id = 0; id < hashes.size(); ++id) {
-      std::size_t slot = hashes[id] & mask;
-      while (bigger[slot] != -1)
-        slot = (slot + 1) & mask;
-      bigger[slot] = static_cast<std::int32_t>(id);
-    }
-    table.swap(bigger);
-  };
-  table[0] = 0;
-
-  struct DownEdge {
-    std::int32_t parent, node, sub;
-  };
-  std::vector<DownEdge> down;
-  std::vector<std::uint64_t> candidate(words);
-  auto last_report = Clock::now();
-  for (std::int64_t j = 0; j < static_cast<std::int64_t>(hashes.size()); ++j) {
-    for (int v = 0; v < n; ++v) {
-      const std::uint64_t* ideal = row(j);
-      if (ideal[v / 64] >> (v % 64) & 1) continue;
-      const std::uint64_t* need = pred_mask.data() + static_cast<std::size_t>(v) * words;
-      bool addable = true;
-      for (int w = 0; w < words && addable; ++w)
-        addable = (need[w] & ~ideal[w]) == 0;
-      if (!addable) continue;
-      std::copy(ideal, ideal + words, candidate.begin());
-      candidate[v / 64] |= 1ULL << (v % 64);
-      const std::uint64_t h = hashes[j] ^ zobrist[v];
-      const std::size_t mask = table.size() - 1;
-      std::size_t slot = h & mask;
-      std::int32_t found = -1;
-      while (table[slot] != -1) {
-        std::int32_t id = table[slot];
-        if (hashes[id] == h && std::equal(candidate.begin(), candidate.end(), row(id))) {
-          found = id;
-          break;
-        }
-        slot = (slot + 1) & mask;
-      }
-      if (found == -1) {
-        if (static_cast<std::int64_t>(hashes.size()) >= max_ideals) {
-          return resourceLimit("the forward graph has more than " + std::to_string(max_ideals) +
-                               " ideals, the most the exact DP may visit (the linearised DP, dpl, is "
-                               "polynomial)");
-        }
-        found = static_cast<std::int32_t>(hashes.size());
-        hashes.push_back(h);
-        bits.insert(bits.end(), candidate.begin(), candidate.end());
-        table[slot] = found;
-        if (hashes.size() * 2 > table.size()) grow_table();
-      }
-      down.push_back({found, v, static_cast<std::int32_t>(j)});
-    }
-    if ((j & 1023) == 0 && budget.exhausted()) {
-      if (budget.interrupted()) return interrupted("interrupted while generating ideals");
-      return resourceLimit("time limit reached while generating ideals (" + std::to_string(hashes.size()) +
-                           " so far)");
-    }
-    if (progress && (j & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
-      last_report = Clock::now();
-      progress({"ideals", static_cast<std::int64_t>(hashes.size()), 0, "generating ideals"});
-    }
+  auto level = std::make_unique<Level>(words);
+  const std::vector<std::uint64_t> empty(words, 0);
+  level->add(empty.data(), 0);
+  for (int v = 0; v < n; ++v) {
+    if (preds[v].empty()) level->addAddable(v);
   }
+  level->index();
+  std::int64_t first_id = 0;  // ids of the current level: [first_id, first_id + size)
+  std::int64_t processed = 0;
+  count = 1;
+  std::vector<std::uint64_t> candidate(words);
+  std::vector<std::int32_t> merged;
+  auto last_report = Clock::now();
+  while (level->size() > 0) {
+    auto next = std::make_unique<Level>(words);
+    for (std::size_t j = 0; j < level->size(); ++j, ++processed) {
+      const std::uint64_t* ideal = level->bits(j);
+      const std::int32_t* addable_begin = level->addableBegin(j);
+      const std::int32_t* addable_end = level->addableEnd(j);
+      for (const std::int32_t* it = addable_begin; it != addable_end; ++it) {
+        const int v = *it;
+        const std::uint64_t h = level->hash(j) ^ zobrist[v];
+        std::int64_t found = next->find(ideal, v, h);
+        if (found == -1) {
+          if (count >= max_ideals) {
+            return resourceLimit("the forward graph has more than " + std::to_string(max_ideals) +
+                                 " ideals, the most the exact DP may visit (the linearised DP, dpl, is "
+                                 "polynomial)");
+          }
+          std::copy(ideal, ideal + words, candidate.begin());
+          candidate[v / 64] |= 1ULL << (v % 64);
+          next->add(candidate.data(), h);
+          // addable(ideal + v): the others that were addable, and the successors of v now ready.
+          merged.clear();
+          for (const std::int32_t* a = addable_begin; a != addable_end; ++a) {
+            if (*a != v) merged.push_back(*a);
+          }
+          for (std::int32_t w : succs[v]) {
+            bool ready = true;
+            for (int u : preds[w]) {
+              if (!(candidate[u / 64] >> (u % 64) & 1)) {
+                ready = false;
+                break;
+              }
+            }
+            if (ready) merged.push_back(w);
+          }
+          std::sort(merged.begin(), merged.end());
+          for (std::int32_t w : merged)
+            next->addAddable(w);
+          next->index();
+          found = static_cast<std::int64_t>(next->size()) - 1;
+          ++count;
+          if (next->size() % 4096 == 0 && level->bytes() + next->bytes() > 2 * kLevelBytes) {
+            return resourceLimit("the ideals of the forward graph take more than " +
+                                 std::to_string(2 * kLevelBytes >> 20) + " MiB after " + std::to_string(count) +
+                                 " of them, more than the exact DP may use (the linearised DP, dpl, is "
+                                 "polynomial)");
+          }
+        }
+        if (down != nullptr) {
+          const std::int64_t parent = first_id + static_cast<std::int64_t>(level->size()) + found;
+          down->push_back({static_cast<std::int32_t>(parent), static_cast<std::int32_t>(v),
+                           static_cast<std::int32_t>(first_id + static_cast<std::int64_t>(j))});
+        }
+      }
+      if ((processed & 1023) == 0 && budget.exhausted()) {
+        if (budget.interrupted()) return interrupted("interrupted while generating ideals");
+        return resourceLimit("time limit reached while generating ideals (" + std::to_string(count) +
+                             " so far)");
+      }
+      if (progress && (processed & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
+        last_report = Clock::now();
+        progress({"ideals", count, 0, down != nullptr ? "generating ideals" : "counting ideals"});
+      }
+    }
+    first_id += static_cast<std::int64_t>(level->size());
+    level = std::move(next);
+  }
+  return Status::ok();
+}
 
-  const std::int64_t count = static_cast<std::int64_t>(hashes.size());
+}  // namespace
+
+Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
+                    const ProgressFn& progress, IdealLattice& lattice) {
+  // Counted first, with the cap, in little memory: a lattice too large is refused before its Hasse
+  // edges (tens of bytes per ideal) are stored.
+  std::int64_t count = 0;
+  if (Status s = generate(preds, max_ideals, budget, progress, nullptr, count); !s) return s;
+  std::vector<DownEdge> down;
+  if (Status s = generate(preds, max_ideals, budget, progress, &down, count); !s) return s;
+
+  // Hasse edges grouped by the larger ideal (counting sort), each group in decreasing node order.
   lattice.down_begin.assign(count + 1, 0);
   for (const DownEdge& e : down)
     ++lattice.down_begin[e.parent + 1];
@@ -105,14 +218,22 @@ Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max
   lattice.down_node.resize(down.size());
   lattice.down_sub.resize(down.size());
   std::vector<std::int64_t> fill(lattice.down_begin.begin(), lattice.down_begin.end() - 1);
-  // `down` is generated in increasing node order per parent; store each segment in decreasing order.
-  std::stable_sort(down.begin(), down.end(), [](const DownEdge& a, const DownEdge& b) {
-    return a.parent != b.parent ? a.parent < b.parent : a.node > b.node;
-  });
   for (const DownEdge& e : down) {
-    std::int64_t at = fill[e.parent]++;
+    const std::int64_t at = fill[e.parent]++;
     lattice.down_node[at] = e.node;
     lattice.down_sub[at] = e.sub;
+  }
+  std::vector<std::pair<std::int32_t, std::int32_t>> group;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t b = lattice.down_begin[i], e = lattice.down_begin[i + 1];
+    group.clear();
+    for (std::int64_t k = b; k < e; ++k)
+      group.emplace_back(lattice.down_node[k], lattice.down_sub[k]);
+    std::sort(group.begin(), group.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (std::int64_t k = b; k < e; ++k) {
+      lattice.down_node[k] = group[k - b].first;
+      lattice.down_sub[k] = group[k - b].second;
+    }
   }
   return Status::ok();
 }

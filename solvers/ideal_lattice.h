@@ -23,9 +23,14 @@ struct IdealLattice {
 };
 
 // Generates the ideals of the DAG given by `preds` (node -> predecessors; nodes indexed in a
-// topological order), with Zobrist hashing to find each one once. Fails with ResourceLimit when there
-// are more than `max_ideals`, with Interrupted when the budget's stop flag is set and with ResourceLimit
-// ("time limit") when its deadline passes; reports progress about twice a second.
+// topological order) breadth-first, one size at a time, with Zobrist hashing to find each one once
+// among the ideals of its size. Each ideal carries the nodes that can be added to it, updated from
+// its parent's (so a new ideal costs O(addable nodes + predecessors of the newly ready ones), not
+// O(n)), and only two sizes' node sets are kept. The ideals are counted first, without storing the
+// Hasse edges, so that a lattice too large is refused in little memory. Fails with ResourceLimit when
+// there are more than `max_ideals` or two sizes' node sets would take more than 512 MiB, with
+// Interrupted when the budget's stop flag is set and with ResourceLimit ("time limit") when its
+// deadline passes; reports progress about twice a second.
 Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
                     const ProgressFn& progress, IdealLattice& lattice);
 
