@@ -48,8 +48,8 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
     case SolveStatus::Error:
       exact.solver = "dp";
       return exact;
-    case SolveStatus::ResourceLimit:
-      why << "more than " << request.max_ideals << " ideals";
+    case SolveStatus::ResourceLimit:  // "more than N ideals; ...", "ideals over 512 MiB after N; ..."
+      why << exact.message.substr(0, exact.message.find(';'));
       break;
     default:
       why << "the exact DP did not finish in half the time limit (" << exact.message;

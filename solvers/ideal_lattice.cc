@@ -141,9 +141,9 @@ Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ide
         std::int64_t found = next->find(ideal, v, h);
         if (found == -1) {
           if (count >= max_ideals) {
-            return resourceLimit("the forward graph has more than " + std::to_string(max_ideals) +
-                                 " ideals, the most the exact DP may visit (the linearised DP, dpl, is "
-                                 "polynomial)");
+            return resourceLimit("more than " + std::to_string(max_ideals) +
+                                 " ideals; the exact DP visits at most that many (the linearised DP, dpl, "
+                                 "is polynomial)");
           }
           std::copy(ideal, ideal + words, candidate.begin());
           candidate[v / 64] |= 1ULL << (v % 64);
@@ -170,10 +170,10 @@ Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ide
           found = static_cast<std::int64_t>(next->size()) - 1;
           ++count;
           if (next->size() % 4096 == 0 && level->bytes() + next->bytes() > 2 * kLevelBytes) {
-            return resourceLimit("the ideals of the forward graph take more than " +
-                                 std::to_string(2 * kLevelBytes >> 20) + " MiB after " + std::to_string(count) +
-                                 " of them, more than the exact DP may use (the linearised DP, dpl, is "
-                                 "polynomial)");
+            return resourceLimit("ideals over " + std::to_string(2 * kLevelBytes >> 20) + " MiB after " +
+                                 std::to_string(count) +
+                                 "; the exact DP keeps their node sets within that (the linearised DP, dpl, "
+                                 "is polynomial)");
           }
         }
         if (down != nullptr) {

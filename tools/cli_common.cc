@@ -162,7 +162,9 @@ int fail(const Status& status) {
     return exitCodeFor(interrupted(""));
   }
   if (status.code() == StatusCode::ResourceLimit) {
-    say("error: ", status.message() + "; use --algorithm dpl or a larger --max-ideals");
+    const bool count = status.message().find(" ideals;") != std::string::npos;
+    say("error: ", status.message() + "; use --algorithm auto, slicegraph or dpl" +
+                       (count ? " or a larger --max-ideals" : ""));
     return exitCodeFor(status);
   }
   const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
