@@ -470,10 +470,10 @@ class DpTable {
     const std::int64_t ideals = lattice_.size();
     // Below about a thousand ideals the table fills in milliseconds: threads would only cost.
     if (ideals < kParallelIdeals) threads = 1;
-    std::vector<RowWorker> workers;
-    workers.reserve(threads);
-    for (int t = 0; t < threads; ++t)
-      workers.push_back({makeWalker(), std::vector<double>(combos_), std::vector<double>(combos_), 0});
+    // Per thread, on cache lines of its own: its counts. Each thread builds its walker and minima
+    // itself, so that what it writes on every ideal pair comes from its own allocations (glibc gives
+    // each thread its own arena), never a cache line another thread writes.
+    std::vector<ThreadCounts> counts(threads);
     std::atomic<std::int64_t> done{1};  // the empty ideal is filled already
     std::atomic<bool> stop{false};
     auto last_report = Clock::now();
@@ -481,8 +481,8 @@ class DpTable {
       if (!progress || Clock::now() - last_report < std::chrono::milliseconds(500)) return;
       last_report = Clock::now();
       std::int64_t pairs = 0;
-      for (const RowWorker& w : workers)
-        pairs += w.pairs.load(std::memory_order_relaxed);
+      for (const ThreadCounts& c : counts)
+        pairs += c.pairs.load(std::memory_order_relaxed);
       progress({"dp", done.load(std::memory_order_relaxed), ideals,
                 std::to_string(pairs) + " ideal pairs evaluated"});
     };
@@ -492,19 +492,21 @@ class DpTable {
       if (t == 0) report();
     };
     if (threads == 1) {
+      RowWorker w(makeWalker(), combos_);
       for (std::int64_t ideal = 1; ideal < ideals && !stop; ++ideal) {
-        fillRow(static_cast<std::int32_t>(ideal), workers[0]);
+        counts[0].pairs.fetch_add(fillRow(static_cast<std::int32_t>(ideal), w), std::memory_order_relaxed);
         done.fetch_add(1, std::memory_order_relaxed);
         checkBudget(0, ideal);
       }
+      counts[0].pruned = w.walker.pruned();
     } else {
       ReadyQueue ready(lattice_);
       auto work = [&](int t) {
-        RowWorker& w = workers[t];
+        RowWorker w(makeWalker(), combos_);
         std::vector<std::int32_t> unlocked;
         std::int64_t filled = 0;
         for (std::int32_t ideal; !stop.load(std::memory_order_relaxed) && ready.pop(ideal);) {
-          fillRow(ideal, w);
+          counts[t].pairs.fetch_add(fillRow(ideal, w), std::memory_order_relaxed);
           const std::int64_t total = done.fetch_add(1) + 1;
           checkBudget(t, ++filled);
           if (total == ideals || stop.load(std::memory_order_relaxed)) {
@@ -513,6 +515,7 @@ class DpTable {
           }
           ready.finished(ideal, unlocked);
         }
+        counts[t].pruned = w.walker.pruned();
       };
       std::vector<std::thread> pool;
       for (int t = 1; t < threads; ++t)
@@ -521,9 +524,9 @@ class DpTable {
       for (std::thread& thread : pool)
         thread.join();
     }
-    for (const RowWorker& w : workers) {
-      stats.ideal_pairs += w.pairs.load();
-      stats.pruned += w.walker.pruned();
+    for (const ThreadCounts& c : counts) {
+      stats.ideal_pairs += c.pairs.load();
+      stats.pruned += c.pruned;
     }
     return done.load() == ideals;
   }
@@ -573,23 +576,21 @@ class DpTable {
   }
 
  private:
-  // What one thread needs to fill rows: its own walk state and minima, and its count of pairs.
+  // What one thread needs to fill rows: its own walk state and minima.
   struct RowWorker {
     BlockWalker walker;
     std::vector<double> best_acc, best_cpu;
-    std::atomic<std::int64_t> pairs;
-    RowWorker(BlockWalker w, std::vector<double> acc, std::vector<double> cpu, std::int64_t p)
-        : walker(std::move(w)), best_acc(std::move(acc)), best_cpu(std::move(cpu)), pairs(p) {}
-    RowWorker(RowWorker&& other) noexcept
-        : walker(std::move(other.walker)),
-          best_acc(std::move(other.best_acc)),
-          best_cpu(std::move(other.best_cpu)),
-          pairs(other.pairs.load()) {}
+    RowWorker(BlockWalker w, int combos) : walker(std::move(w)), best_acc(combos), best_cpu(combos) {}
+  };
+  // One thread's counts of ideal pairs and pruned subtrees, alone on its cache line.
+  struct alignas(64) ThreadCounts {
+    std::atomic<std::int64_t> pairs{0};
+    std::int64_t pruned = 0;
   };
 
-  // dp[ideal][*] from the rows of its sub-ideals.
-  void fillRow(std::int32_t ideal, RowWorker& w) {
-    if (live_ && !live_->any(ideal)) return;  // the row stays +inf
+  // dp[ideal][*] from the rows of its sub-ideals; returns the ideal pairs walked.
+  std::int64_t fillRow(std::int32_t ideal, RowWorker& w) {
+    if (live_ && !live_->any(ideal)) return 0;  // the row stays +inf
     std::vector<double>& best_acc = w.best_acc;
     std::vector<double>& best_cpu = w.best_cpu;
     std::fill(best_acc.begin(), best_acc.end(), kInfinity);
@@ -613,7 +614,6 @@ class DpTable {
         }
       }
     });
-    w.pairs.fetch_add(pairs, std::memory_order_relaxed);
     // Leaving a device unused is the same as solving with one device fewer.
     double* cur = row(ideal);
     for (int c = 0; c <= cpus_; ++c) {
@@ -624,6 +624,7 @@ class DpTable {
         cur[at(c, a)] = v;
       }
     }
+    return pairs;
   }
 
   BlockWalker makeWalker() const {
