@@ -32,12 +32,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -372,10 +372,11 @@ void printVerdict(bool pass, const std::string& text) {
 // --scaling: the exact DP on one thread and on `threads`, per workload.
 int runScaling(const Options& options, const std::vector<const Workload*>& workloads) {
   const int threads = placer::threadCount(options.threads);
-  std::printf("throughput_bench --scaling: the exact DP on 1 and on %d thread(s) (%u core(s) reported), "
-              "%zu workload(s); one forked process per solve, wall time of the pipeline, the fastest of "
-              "%d runs each\n\n",
-              threads, std::thread::hardware_concurrency(), workloads.size(), kScalingRuns);
+  std::printf(
+      "throughput_bench --scaling: the exact DP on 1 and on %d thread(s) (%u core(s) reported), "
+      "%zu workload(s); one forked process per solve, wall time of the pipeline, the fastest of "
+      "%d runs each\n\n",
+      threads, std::thread::hardware_concurrency(), workloads.size(), kScalingRuns);
   std::printf("%-27s %9s | %9s %9s | %8s | %s\n", "workload", "ideals", "1 thr s", "N thr s", "speed-up",
               "optimum");
   std::printf("%s\n", std::string(84, '-').c_str());
@@ -423,8 +424,9 @@ int runScaling(const Options& options, const std::vector<const Workload*>& workl
   printVerdict(!failed, "optima: every workload's optimum bit-identical on 1 and " + std::to_string(threads) +
                             " threads");
   char text[320];
-  std::snprintf(text, sizeof text, "scaling: at least %.2fx on the %zu slowest on one thread (%s); target >= %.1fx",
-                worst, slowest.size(), names.c_str(), kParallelTarget);
+  std::snprintf(text, sizeof text,
+                "scaling: at least %.2fx on the %zu slowest on one thread (%s); target >= %.1fx", worst,
+                slowest.size(), names.c_str(), kParallelTarget);
   const bool fast = !slowest.empty() && worst >= kParallelTarget;
   printVerdict(fast, text);
   return !failed && fast ? 0 : 1;

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <sstream>
 
+#include "solvers/dp/throughput_dp.h"
 #include "solvers/slicegraph/solve.h"
-#include "solvers/throughput_dp.h"
 
 namespace placer {
 

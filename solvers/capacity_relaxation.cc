@@ -5,7 +5,8 @@
 namespace placer {
 
 CapacityRelaxation::CapacityRelaxation(const std::vector<double>& p_acc, const std::vector<double>& p_cpu,
-                                       const std::vector<std::uint8_t>& unsupported, int accelerators, int cpus)
+                                       const std::vector<std::uint8_t>& unsupported, int accelerators,
+                                       int cpus)
     : accelerators_(accelerators), cpus_(cpus) {
   std::vector<std::size_t> items;
   for (std::size_t u = 0; u < p_acc.size(); ++u) {

@@ -7,6 +7,7 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/auto_solver.h"
+#include "solvers/dp/throughput_dp.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_ip.h"
 #include "solvers/latency_starts.h"
@@ -14,7 +15,6 @@
 #include "solvers/mip.h"
 #include "solvers/slicegraph/slicer.h"
 #include "solvers/slicegraph/solve.h"
-#include "solvers/throughput_dp.h"
 
 namespace placer {
 
@@ -93,7 +93,7 @@ SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool 
   return result;
 }
 
-// The throughput DP runs on the contracted problem (solvers/throughput_dp.h).
+// The throughput DP runs on the contracted problem (solvers/dp/throughput_dp.h).
 Status dpPrecondition(const Problem& problem) {
   return problem.objective.goal == Goal::Latency ? Status::ok() : checkContracted(problem);
 }

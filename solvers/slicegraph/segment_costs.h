@@ -1,7 +1,7 @@
 // The load of any segment of a topological order (SliceGraph, Archer et al. ICML 2024, §3.2 and
 // App. A.3), for the slicer's DP.
 //
-// A contracted problem (solvers/throughput_dp.h's preconditions) is first seen as *units*: a forward
+// A contracted problem (solvers/dp/throughput_dp.h's preconditions) is first seen as *units*: a forward
 // vertex with its backward partner, which every split keeps together. UnitGraph holds that view once
 // per problem; SegmentCosts places it along one order of the units and answers, for the segment
 // [begin, end) of the order, what the device holding exactly those units pays: compute on an
@@ -58,7 +58,7 @@ struct UnitGraph {
   int size() const { return static_cast<int>(vertices.size()); }
 };
 
-// The problem must satisfy checkContracted (solvers/throughput_dp.h).
+// The problem must satisfy checkContracted (solvers/dp/throughput_dp.h).
 UnitGraph makeUnitGraph(const Problem& problem);
 
 // What the device holding one segment pays.

@@ -26,8 +26,8 @@
 #include "core/problem.h"
 #include "core/solve_result.h"
 #include "solvers/capacity_relaxation.h"
+#include "solvers/dp/throughput_dp.h"
 #include "solvers/slicegraph/segment_costs.h"
-#include "solvers/throughput_dp.h"
 
 namespace placer {
 

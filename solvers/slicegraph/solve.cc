@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "solvers/throughput_dp.h"
+#include "solvers/dp/throughput_dp.h"
 
 namespace placer {
 

@@ -7,11 +7,11 @@
 
 #include <atomic>
 
-#include "passes/pass_manager.h"
 #include "core/evaluate.h"
+#include "passes/pass_manager.h"
+#include "solvers/dp/throughput_dp.h"
 #include "solvers/latency_ip.h"
 #include "solvers/maxload_ip.h"
-#include "solvers/throughput_dp.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {

@@ -2,7 +2,7 @@
 // exactly once, ids grow with size, and each ideal's Hasse edges list exactly its maximal nodes (in
 // decreasing order) with the id of the ideal without that node. Lattices too large are refused by
 // count and by memory, as resource limits.
-#include "solvers/ideal_lattice.h"
+#include "solvers/dp/ideal_lattice.h"
 
 #include <gtest/gtest.h>
 

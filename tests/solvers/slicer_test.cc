@@ -164,7 +164,8 @@ TEST(Slicer, PruningBelowABoundKeepsTheBestSlicing) {
   int checked = 0;
   for (std::uint32_t seed = 1; seed <= 200; ++seed) {
     std::mt19937 rng(seed);
-    const DeviceSet devices{1 + static_cast<int>(seed % 4), 50.0 + 40.0 * (seed % 3), static_cast<int>(seed % 4)};
+    const DeviceSet devices{1 + static_cast<int>(seed % 4), 50.0 + 40.0 * (seed % 3),
+                            static_cast<int>(seed % 4)};
     const Problem p = randomContracted(rng, 5 + static_cast<int>(seed % 30), seed % 3 == 0, devices);
     const UnitGraph units = makeUnitGraph(p);
     const std::vector<int> order = unitOrder(units, randomForwardOrder(p, rng));

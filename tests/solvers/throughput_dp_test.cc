@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/evaluate.h"
-#include "solvers/throughput_dp.h"
+#include "solvers/dp/throughput_dp.h"
 #include "tests/solvers/random_contracted.h"
 #include "tests/test_util.h"
 
@@ -112,7 +112,8 @@ TEST(ThroughputDp, PruningAtTheOptimumKeepsItExactly) {
   int skipped_rows = 0;
   for (unsigned seed = 1; seed <= 150; ++seed) {
     std::mt19937 rng(seed);
-    const DeviceSet devices{1 + static_cast<int>(seed % 4), 40.0 + 30.0 * (seed % 3), static_cast<int>(seed % 4)};
+    const DeviceSet devices{1 + static_cast<int>(seed % 4), 40.0 + 30.0 * (seed % 3),
+                            static_cast<int>(seed % 4)};
     const Problem p = randomContracted(rng, 6 + static_cast<int>(seed % 9), seed % 3 == 0, devices);
     const SolveResult plain = solveThroughputDp(p, DpOptions{});
     if (plain.status == SolveStatus::Infeasible) continue;

@@ -1,4 +1,4 @@
-#include "solvers/ideal_lattice.h"
+#include "solvers/dp/ideal_lattice.h"
 
 #include <algorithm>
 #include <chrono>
@@ -187,7 +187,8 @@ Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ide
         return resourceLimit("time limit reached while generating ideals (" + std::to_string(count) +
                              " so far)");
       }
-      if (progress && (processed & 1023) == 0 && Clock::now() - last_report > std::chrono::milliseconds(500)) {
+      if (progress && (processed & 1023) == 0 &&
+          Clock::now() - last_report > std::chrono::milliseconds(500)) {
         last_report = Clock::now();
         progress({"ideals", count, 0, down != nullptr ? "generating ideals" : "counting ideals"});
       }

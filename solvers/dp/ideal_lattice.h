@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/status.h"
 #include "core/budget.h"
 #include "core/solve_result.h"
+#include "core/status.h"
 
 namespace placer {
 

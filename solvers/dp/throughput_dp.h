@@ -7,19 +7,23 @@
 //
 // dp[I][c][a] = min over ideals I' ⊂ I of min( max(dp[I'][c][a-1], acc(I∖I')),
 //                                              max(dp[I'][c-1][a], cpu(I∖I')) ),
-// plus "leave the device unused". How it is fast:
-//  - ideals are generated once, breadth-first by size, with their Hasse edges (ideal J, maximal
-//    node v -> id of J∖{v}); every sub-ideal of I is then reached exactly once by a DFS that removes
-//    maximal nodes in decreasing topological position, using only integer lookups;
-//  - along that DFS the block S = I∖I' grows by one node at a time, so its compute, memory and
-//    communication are updated incrementally (per-net counters of members inside S, for the
-//    accelerator's link cost and the CPU's boundary cost; per-weight counters of readers inside S,
-//    so a shared weight counts once), O(degree) per pair instead of O(|V|+|E|);
-//  - compute and memory only grow with S, so once S cannot beat an upper bound (from DPL) on an
-//    accelerator nor on a CPU, its whole DFS subtree is skipped;
-//  - a row reads only rows of smaller ideals, so the ideals of one size are filled by several
-//    threads at once (DpOptions::threads), each row by the same code in the same order: the table is
-//    bit-identical for any number of threads.
+// plus "leave the device unused". How it is fast (one file per part, in this folder):
+//  - instance.h: units (forward node + backward partner) along a topological order, and how each
+//    touches the nets and shared weights;
+//  - ideal_lattice.h: ideals are generated once, breadth-first by size, with their Hasse edges (ideal
+//    J, maximal node v -> id of J∖{v}), counted first so that a lattice too large is refused cheaply;
+//  - block_walker.h: every sub-ideal of I is reached exactly once by a DFS that removes maximal nodes
+//    in decreasing topological position, using only integer lookups, and along it the block
+//    S = I∖I' grows by one node at a time, so its compute, memory and communication are updated
+//    incrementally (per-net counters of members inside S, for the accelerator's link cost and the
+//    CPU's boundary cost; per-weight counters of readers inside S, so a shared weight counts once),
+//    O(degree) per pair instead of O(|V|+|E|); compute and memory only grow with S, so once S cannot
+//    beat an upper bound (from DPL) on an accelerator nor on a CPU, its whole DFS subtree is skipped;
+//  - table.h: only the entries whose ideal fits its devices and whose rest fits the others within
+//    the bound are filled (solvers/capacity_relaxation.h; exact, as every split within the bound
+//    passes only through them), and a row reads only the rows of its sub-ideals, so several threads
+//    fill the rows whose Hasse children are done (DpOptions::threads), each row by the same code in
+//    the same order: the table is bit-identical for any number of threads.
 // DPL adds a DFS topological path as artificial edges, leaving |F|+1 ideals; any other topological
 // order given instead is sliced the same way (SliceGraph's slicer, solvers/slicegraph/slicer.h).
 #pragma once

@@ -1,0 +1,39 @@
+// The table dp[I][c][a] of the exact DP (Tarnawski et al. 2020, §5.1.1): the best max-load for
+// placing ideal I on c CPU cores and a accelerators, filled over the lattice on several threads and
+// traced back into the blocks of an optimal split. How and why it is fast and exact: the opening
+// comment of solvers/dp/throughput_dp.h.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/budget.h"
+#include "core/problem.h"
+#include "core/solve_result.h"
+#include "solvers/dp/ideal_lattice.h"
+#include "solvers/dp/instance.h"
+
+namespace placer::dp {
+
+// A block of an optimal split: the units one device holds.
+struct Block {
+  std::vector<int> units;
+  bool accelerator = false;
+};
+
+struct TableResult {
+  bool complete = false;       // false: the budget ran out before the table was filled
+  double optimum = kInfinity;  // dp[all][cpus][accelerators]; +inf when no split exists
+  // The blocks of an optimal split in pipeline order (when complete and finite); nullopt if the table
+  // could not be traced back, which would be a bug.
+  std::optional<std::vector<Block>> blocks;
+};
+
+// Fills the table of `instance` over `lattice` on `threads` threads, entries above `upper_bound`
+// (an achievable max-load, or +inf) left out, and traces an optimal split back. Adds the pairs walked
+// and the subtrees pruned to `stats`.
+TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
+                      double upper_bound, int threads, const ProgressFn& progress, const Budget& budget,
+                      SolveStats& stats);
+
+}  // namespace placer::dp
