@@ -41,8 +41,8 @@
 #include "core/synthetic.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
+#include "solvers/dp/throughput_dp.h"
 #include "solvers/slicegraph/solve.h"
-#include "solvers/throughput_dp.h"
 
 extern char** environ;
 
@@ -51,12 +51,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kMeanTarget = 1.02, kWorstTarget = 1.05;     // SliceGraph / DP on Table 1
-constexpr double kSearchSeconds = 30, kHugeSeconds = 60;       // synthetic timings
-constexpr double kLongerRunTarget = 1.01;                      // default mix / 10x longer run
-constexpr double kPlaceSeconds = 60, kLlamaSeconds = 10;       // place with default options
-constexpr double kOptimumTarget = 1.01;                        // auto / DP optimum
-constexpr const char* kReferenceLimit = "600";                 // the DP reference's time limit, s
+constexpr double kMeanTarget = 1.02, kWorstTarget = 1.05;  // SliceGraph / DP on Table 1
+constexpr double kSearchSeconds = 30, kHugeSeconds = 60;   // synthetic timings
+constexpr double kLongerRunTarget = 1.01;                  // default mix / 10x longer run
+constexpr double kPlaceSeconds = 60, kLlamaSeconds = 10;   // place with default options
+constexpr double kOptimumTarget = 1.01;                    // auto / DP optimum
+constexpr const char* kReferenceLimit = "600";             // the DP reference's time limit, s
 
 int failures = 0;
 
@@ -95,14 +95,14 @@ placer::SolveResult sliceGraph(const placer::Problem& p, const std::string& phas
 }
 
 constexpr const char* kTable1[] = {
-    "LayerGraphs/bert24_inference.json",      "LayerGraphs/bert24_training.json",
-    "LayerGraphs/gnmt_inference.json",        "LayerGraphs/gnmt_training.json",
-    "LayerGraphs/resnet50_inference.json",    "LayerGraphs/resnet50_training.json",
-    "LayerGraphs/inceptionv3_inference.json", "LayerGraphs/inceptionv3_training.json",
-    "OperatorGraphs/bert_l-3_inference.json", "OperatorGraphs/bert_l-6_inference.json",
+    "LayerGraphs/bert24_inference.json",       "LayerGraphs/bert24_training.json",
+    "LayerGraphs/gnmt_inference.json",         "LayerGraphs/gnmt_training.json",
+    "LayerGraphs/resnet50_inference.json",     "LayerGraphs/resnet50_training.json",
+    "LayerGraphs/inceptionv3_inference.json",  "LayerGraphs/inceptionv3_training.json",
+    "OperatorGraphs/bert_l-3_inference.json",  "OperatorGraphs/bert_l-6_inference.json",
     "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/resnet50_inference.json",
-    "OperatorGraphs/bert_l-3_training.json",  "OperatorGraphs/bert_l-6_training.json",
-    "OperatorGraphs/bert_L-12_training.json", "OperatorGraphs/resnet50_training.json"};
+    "OperatorGraphs/bert_l-3_training.json",   "OperatorGraphs/bert_l-6_training.json",
+    "OperatorGraphs/bert_L-12_training.json",  "OperatorGraphs/resnet50_training.json"};
 
 void table1() {
   std::printf("== Table 1 workloads, --cpus 0: SliceGraph (default mix %s) against the exact DP\n",
@@ -112,7 +112,8 @@ void table1() {
   double log_sum = 0, worst = 0;
   int count = 0;
   for (const char* file : kTable1) {
-    auto workload = placer::readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/throughput-inputs/" + file);
+    auto workload =
+        placer::readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/throughput-inputs/" + file);
     if (!workload) {
       std::fprintf(stderr, "%s\n", workload.status().message().c_str());
       ++failures;
@@ -130,13 +131,14 @@ void table1() {
     log_sum += std::log(ratio);
     worst = std::max(worst, ratio);
     ++count;
-    std::printf("%-40s %6zu %12.4f %12.4f %8.4f %7.2f %7.2f\n", file, boost::num_vertices(p.graph), exact.value,
-                sg.value, ratio, dp_seconds, sg_seconds);
+    std::printf("%-40s %6zu %12.4f %12.4f %8.4f %7.2f %7.2f\n", file, boost::num_vertices(p.graph),
+                exact.value, sg.value, ratio, dp_seconds, sg_seconds);
   }
   const double mean = std::exp(log_sum / std::max(1, count));
-  verdict(mean <= kMeanTarget, "SliceGraph / DP optimum, geometric mean " + format("%.4f", mean) +
-                                   " over " + std::to_string(count) + " workloads (target <= 1.02)");
-  verdict(worst <= kWorstTarget, "SliceGraph / DP optimum, worst " + format("%.4f", worst) + " (target <= 1.05)");
+  verdict(mean <= kMeanTarget, "SliceGraph / DP optimum, geometric mean " + format("%.4f", mean) + " over " +
+                                   std::to_string(count) + " workloads (target <= 1.02)");
+  verdict(worst <= kWorstTarget,
+          "SliceGraph / DP optimum, worst " + format("%.4f", worst) + " (target <= 1.05)");
   std::printf("\n");
 }
 
@@ -180,8 +182,8 @@ void synthetic(bool quick) {
     const placer::SolveResult fast = sliceGraph(p, mix, 2);
     const double fast_seconds = since(start);
     if (quick) {
-      std::printf("%-18s %6d %12.4f %8.2f %12s %8s %8s\n", model_names[m], graph.nodes, fast.value, fast_seconds,
-                  "-", "-", "-");
+      std::printf("%-18s %6d %12.4f %8.2f %12s %8s %8s\n", model_names[m], graph.nodes, fast.value,
+                  fast_seconds, "-", "-", "-");
       continue;
     }
     start = Clock::now();
@@ -204,12 +206,13 @@ void synthetic(bool quick) {
   start = Clock::now();
   const placer::SolveResult r = sliceGraph(huge, "random:1");
   const double sliced = since(start);
-  std::printf("\n%d nodes: generated and reduced in %.2f s; DPL's order and one random order sliced end to "
-              "end in %.2f s (max-load %.4f)\n",
-              options.nodes, prepare, sliced, r.value);
+  std::printf(
+      "\n%d nodes: generated and reduced in %.2f s; DPL's order and one random order sliced end to "
+      "end in %.2f s (max-load %.4f)\n",
+      options.nodes, prepare, sliced, r.value);
   if (!quick) {
-    verdict(prepare + sliced < kHugeSeconds,
-            "20,000-node graph sliced end to end in " + format("%.2f", prepare + sliced) + " s (target < 60 s)");
+    verdict(prepare + sliced < kHugeSeconds, "20,000-node graph sliced end to end in " +
+                                                 format("%.2f", prepare + sliced) + " s (target < 60 s)");
   }
   std::printf("\n");
 }
@@ -299,10 +302,9 @@ ModelRow measureModel(const fs::path& input, bool model, bool with_reference, co
   row.name = input.filename().string();
   const fs::path out = tmp / "out.json", err = tmp / "err.txt";
   fs::remove(out);
-  std::vector<std::string> args = model ? std::vector<std::string>{"place", input.string(), "-q", "--report",
-                                                                   out.string()}
-                                        : std::vector<std::string>{"partition", input.string(), "-q", "-o",
-                                                                   out.string()};
+  std::vector<std::string> args =
+      model ? std::vector<std::string>{"place", input.string(), "-q", "--report", out.string()}
+            : std::vector<std::string>{"partition", input.string(), "-q", "-o", out.string()};
   const Run run = runCli(args, err);
   row.seconds = run.seconds;
   const auto j = readJson(out);
@@ -315,9 +317,9 @@ ModelRow measureModel(const fs::path& input, bool model, bool with_reference, co
   if (!with_reference) return row;
   // The exact DP's optimum, as the CLI computes it, with up to 10 minutes.
   fs::remove(out);
-  args = model ? std::vector<std::string>{"place", input.string(), "-q", "--algorithm", "dp", "--time-limit",
-                                          kReferenceLimit, "--report", out.string()}
-               : std::vector<std::string>{"partition", input.string(), "-q", "--algorithm", "dp",
+  args = model ? std::vector<std::string>{"place",        input.string(),  "-q",       "--algorithm", "dp",
+                                          "--time-limit", kReferenceLimit, "--report", out.string()}
+               : std::vector<std::string>{"partition",    input.string(),  "-q", "--algorithm", "dp",
                                           "--time-limit", kReferenceLimit, "-o", out.string()};
   const Run dp = runCli(args, err);
   const auto reference = readJson(out);
@@ -354,11 +356,12 @@ void models(bool quick, const std::vector<fs::path>& given) {
     for (const fs::path& f : given)
       inputs.emplace_back(f, f.extension() == ".onnx");
   }
-  std::printf("== auto, as `onnx-placer place MODEL` / `partition WORKLOAD` run it with default options "
-              "(default devices, 60 s budget)%s\n",
-              quick ? "" : "; the DP optimum from --algorithm dp with up to 10 minutes");
-  std::printf("%-32s %6s %9s %-10s %12s %7s %12s %7s  %s\n", "model / workload", "ops", "ideals", "auto chose",
-              "value", "s", "DP optimum", "ratio", "note");
+  std::printf(
+      "== auto, as `onnx-placer place MODEL` / `partition WORKLOAD` run it with default options "
+      "(default devices, 60 s budget)%s\n",
+      quick ? "" : "; the DP optimum from --algorithm dp with up to 10 minutes");
+  std::printf("%-32s %6s %9s %-10s %12s %7s %12s %7s  %s\n", "model / workload", "ops", "ideals",
+              "auto chose", "value", "s", "DP optimum", "ratio", "note");
   char tmpl[] = "/tmp/scale-bench-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
     verdict(false, "cannot make a temporary directory");
@@ -380,9 +383,9 @@ void models(bool quick, const std::vector<fs::path>& given) {
     const bool llama = row.name.find("llama7b") != std::string::npos;
     all_ran = all_ran && row.ok;
     all_fast = all_fast && row.seconds < (llama ? kLlamaSeconds : kPlaceSeconds);
-    std::printf("%-32s %6lld %9s %-10s %12.6g %7.2f %12s %7s  %s\n", row.name.substr(0, 32).c_str(), row.operators,
-                row.ideals.c_str(), row.chosen.c_str(), row.value, row.seconds, optimum.c_str(), ratio.c_str(),
-                row.note.c_str());
+    std::printf("%-32s %6lld %9s %-10s %12.6g %7.2f %12s %7s  %s\n", row.name.substr(0, 32).c_str(),
+                row.operators, row.ideals.c_str(), row.chosen.c_str(), row.value, row.seconds,
+                optimum.c_str(), ratio.c_str(), row.note.c_str());
     std::fflush(stdout);
   }
   fs::remove_all(tmp);
@@ -410,7 +413,8 @@ int main(int argc, char** argv) {
       only.insert(argv[++i]);
     } else if (arg == "--help" || arg == "-h" || arg.starts_with("-")) {
       std::fprintf(arg.starts_with("--h") || arg == "-h" ? stdout : stderr,
-                   "usage: scale_bench [--quick] [--only table1|synthetic|models]... [MODEL.onnx|WORKLOAD.json ...]\n");
+                   "usage: scale_bench [--quick] [--only table1|synthetic|models]... "
+                   "[MODEL.onnx|WORKLOAD.json ...]\n");
       return arg == "--help" || arg == "-h" ? 0 : 2;
     } else {
       given.emplace_back(arg);
