@@ -23,10 +23,12 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kParallelIdeals = 1000;  // fewer ideals: the table is filled on one thread
 
 // The ideals whose Hasse children are all filled, for the parallel fill: each ideal counts its
-// unfilled children, and the last child to finish hands it to the queue.
+// unfilled children, and the last child to finish hands it to the queue of the thread that filled
+// it. A thread takes the newest of its own (a parent of the row it has just written, whose walk
+// reads that row while its core still caches it) or, with none, the oldest of another's.
 class ReadyQueue {
  public:
-  explicit ReadyQueue(const IdealLattice& lattice) {
+  ReadyQueue(const IdealLattice& lattice, int threads) : local_(threads) {
     const std::int64_t ideals = lattice.size();
     pending_ = std::vector<std::atomic<std::int32_t>>(ideals);
     up_begin_.assign(ideals + 1, 0);
@@ -45,21 +47,33 @@ class ReadyQueue {
         up_parent_[fill[lattice.down_sub[e]]++] = static_cast<std::int32_t>(j);
     }
     std::vector<std::int32_t> first;
-    finished(0, first);  // the empty ideal
+    finished(0, 0, first);  // the empty ideal
   }
 
-  // Takes a ready ideal, waiting for one; false once the queue is closed and empty.
-  bool pop(std::int32_t& ideal) {
+  // Takes a ready ideal for `thread`, waiting for one: the last one its own fills made ready (whose
+  // walk reads the rows it has just written, still in its core's cache), or else the oldest another
+  // thread's made ready. False once the queue is closed.
+  bool pop(int thread, std::int32_t& ideal) {
     std::unique_lock<std::mutex> lock(mutex_);
-    available_.wait(lock, [&] { return !queue_.empty() || closed_; });
-    if (queue_.empty()) return false;
-    ideal = queue_.front();
-    queue_.pop_front();
+    available_.wait(lock, [&] { return ready_ > 0 || closed_; });
+    if (closed_) return false;
+    std::deque<std::int32_t>* from = &local_[thread];
+    if (from->empty()) {
+      for (std::deque<std::int32_t>& other : local_) {
+        if (other.size() > from->size()) from = &other;
+      }
+      ideal = from->front();
+      from->pop_front();
+    } else {
+      ideal = from->back();
+      from->pop_back();
+    }
+    --ready_;
     return true;
   }
 
-  // `ideal` is filled: its parents with no unfilled child left become ready.
-  void finished(std::int32_t ideal, std::vector<std::int32_t>& unlocked) {
+  // `thread` filled `ideal`: its parents with no unfilled child left become ready.
+  void finished(int thread, std::int32_t ideal, std::vector<std::int32_t>& unlocked) {
     unlocked.clear();
     for (std::int64_t e = up_begin_[ideal]; e < up_begin_[ideal + 1]; ++e) {
       const std::int32_t parent = up_parent_[e];
@@ -68,7 +82,8 @@ class ReadyQueue {
     if (unlocked.empty()) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      queue_.insert(queue_.end(), unlocked.begin(), unlocked.end());
+      local_[thread].insert(local_[thread].end(), unlocked.begin(), unlocked.end());
+      ready_ += unlocked.size();
     }
     if (unlocked.size() == 1) {
       available_.notify_one();
@@ -77,12 +92,11 @@ class ReadyQueue {
     }
   }
 
-  // Wakes every waiting thread; pop() returns false from now on once the queue is empty.
+  // Wakes every waiting thread; pop() returns false from now on.
   void close() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       closed_ = true;
-      queue_.clear();
     }
     available_.notify_all();
   }
@@ -93,7 +107,8 @@ class ReadyQueue {
   std::vector<std::int32_t> up_parent_;
   std::mutex mutex_;
   std::condition_variable available_;
-  std::deque<std::int32_t> queue_;
+  std::vector<std::deque<std::int32_t>> local_;  // per thread: the ideals its fills made ready
+  std::size_t ready_ = 0;                        // in all of them
   bool closed_ = false;
 };
 
@@ -201,12 +216,12 @@ class DpTable {
       }
       counts[0].pruned = w.walker.pruned();
     } else {
-      ReadyQueue ready(lattice_);
+      ReadyQueue ready(lattice_, threads);
       auto work = [&](int t) {
         RowWorker w(makeWalker(), combos_);
         std::vector<std::int32_t> unlocked;
         std::int64_t filled = 0;
-        for (std::int32_t ideal; !stop.load(std::memory_order_relaxed) && ready.pop(ideal);) {
+        for (std::int32_t ideal; !stop.load(std::memory_order_relaxed) && ready.pop(t, ideal);) {
           counts[t].pairs.fetch_add(fillRow(ideal, w), std::memory_order_relaxed);
           const std::int64_t total = done.fetch_add(1) + 1;
           checkBudget(t, ++filled);
@@ -214,7 +229,7 @@ class DpTable {
             ready.close();
             break;
           }
-          ready.finished(ideal, unlocked);
+          ready.finished(t, ideal, unlocked);
         }
         counts[t].pruned = w.walker.pruned();
       };
