@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -96,10 +97,12 @@ struct DownEdge {
   std::int32_t parent, node, sub;
 };
 
-// Generates the ideals breadth-first, keeping two levels' node sets only; with `down`, records every
-// Hasse edge (without: counts, in little memory). Sets `count`.
+// Generates the ideals breadth-first, keeping two levels' node sets only, and counts them in
+// `count`; with `down`, records every Hasse edge there as long as they are at most `record_limit`
+// (beyond, `down` is left empty and the ideals are only counted, in little memory).
 Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
-                const ProgressFn& progress, std::vector<DownEdge>* down, std::int64_t& count) {
+                const ProgressFn& progress, std::vector<DownEdge>* down, std::size_t record_limit,
+                std::int64_t& count) {
   const int n = static_cast<int>(preds.size());
   const int words = std::max(1, (n + 63) / 64);
   std::vector<std::vector<std::int32_t>> succs(n);
@@ -180,6 +183,10 @@ Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ide
           const std::int64_t parent = first_id + static_cast<std::int64_t>(level->size()) + found;
           down->push_back({static_cast<std::int32_t>(parent), static_cast<std::int32_t>(v),
                            static_cast<std::int32_t>(first_id + static_cast<std::int64_t>(j))});
+          if (down->size() > record_limit) {  // large: count on without them, record afterwards
+            std::vector<DownEdge>().swap(*down);
+            down = nullptr;
+          }
         }
       }
       if ((processed & 1023) == 0 && budget.exhausted()) {
@@ -202,13 +209,16 @@ Status generate(const std::vector<std::vector<int>>& preds, std::int64_t max_ide
 }  // namespace
 
 Status buildLattice(const std::vector<std::vector<int>>& preds, std::int64_t max_ideals, const Budget& budget,
-                    const ProgressFn& progress, IdealLattice& lattice) {
-  // Counted first, with the cap, in little memory: a lattice too large is refused before its Hasse
-  // edges (tens of bytes per ideal) are stored.
+                    const ProgressFn& progress, IdealLattice& lattice, std::size_t recorded_edges) {
+  // A large lattice is counted first, with the cap, in little memory, so that one too large is
+  // refused before its Hasse edges (tens of bytes per ideal) are stored; a small one is generated
+  // once.
   std::int64_t count = 0;
-  if (Status s = generate(preds, max_ideals, budget, progress, nullptr, count); !s) return s;
   std::vector<DownEdge> down;
-  if (Status s = generate(preds, max_ideals, budget, progress, &down, count); !s) return s;
+  if (Status s = generate(preds, max_ideals, budget, progress, &down, recorded_edges, count); !s) return s;
+  if (down.empty() && count > 1) {
+    if (Status s = generate(preds, max_ideals, budget, progress, &down, SIZE_MAX, count); !s) return s;
+  }
 
   // Hasse edges grouped by the larger ideal (counting sort), each group in decreasing node order.
   lattice.down_begin.assign(count + 1, 0);

@@ -76,6 +76,25 @@ TEST(IdealLattice, EveryIdealOnceWithItsHasseEdges) {
   }
 }
 
+// Beyond `recorded_edges` Hasse edges the lattice is counted to the end first and generated again:
+// the same lattice as in one pass.
+TEST(IdealLattice, CountingFirstGivesTheSameLattice) {
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    const auto preds = randomPreds(rng, 4 + static_cast<int>(seed % 9));
+    IdealLattice once, twice;
+    ASSERT_TRUE(buildLattice(preds, 1'000'000, Budget(), nullptr, once).isOk());
+    ASSERT_TRUE(buildLattice(preds, 1'000'000, Budget(), nullptr, twice, /*recorded_edges=*/3).isOk());
+    EXPECT_EQ(once.down_begin, twice.down_begin) << "seed " << seed;
+    EXPECT_EQ(once.down_node, twice.down_node) << "seed " << seed;
+    EXPECT_EQ(once.down_sub, twice.down_sub) << "seed " << seed;
+  }
+  // Refused by count on the counting pass, with nothing stored.
+  IdealLattice lattice;
+  EXPECT_EQ(buildLattice(std::vector<std::vector<int>>(30), 5000, Budget(), nullptr, lattice, 3).code(),
+            StatusCode::ResourceLimit);
+}
+
 TEST(IdealLattice, TooManyIdealsAreRefusedByCountAndByMemory) {
   // 40 independent nodes: 2^40 ideals.
   IdealLattice lattice;
