@@ -47,7 +47,7 @@ struct DpOptions {
   std::vector<Vertex> order;
   ProgressFn progress;  // called about twice a second on long solves
   // Deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop flag) when it
-  // runs out, checked every few dozen ideals.
+  // runs out, checked after every row of the table and every thousand ideals generated.
   Budget budget;
   // Threads filling the table (0: every core). Ideals of equal size are filled in parallel; the
   // table, the answer and the statistics are the same for any count.
