@@ -118,8 +118,9 @@ Options:
   -q, --quiet             no progress or summary on standard error (progress is one line updated
                           in place on a terminal, plain lines at most once a second otherwise)
 
-The output has "maxLoad" (or "totalLatency") and "status" (optimal, or feasible when a heuristic
-or a time-limited integer program answered), "bound" (proven lower bound) and "gap", and "solver":
+The output has "maxLoad" (or "totalLatency") and "status" (optimal; feasible when a heuristic or a
+time-limited integer program answered; time-limit when the exact DP ran out of time and DPL's split
+answers), "bound" (proven lower bound) and "gap", and "solver":
 the algorithm asked for, the one that answered ("chosen", for auto), how ("how"), and its counts.
 )";
 
