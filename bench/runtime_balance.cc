@@ -14,11 +14,6 @@
 //
 // Usage: runtime_balance [--rounds N] [--k 2,4] [--devices FILE] [--roofline] [--keep DIR] [MODEL.onnx ...]
 // (default: every model in tests/data/models; needs node and tests/ort/node_modules).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/run_program.h"
+#include "core/evaluate.h"
 #include "cost_model/cost_sources.h"
 #include "cost_model/device_spec.h"
 #include "onnx_io/onnx_model.h"
@@ -39,9 +36,6 @@
 #include "onnx_io/stage_directory.h"
 #include "onnx_io/stage_models.h"
 #include "passes/pass_manager.h"
-#include "core/evaluate.h"
-
-extern char** environ;
 
 namespace {
 
@@ -82,27 +76,12 @@ class Scratch {
 
 // Runs node with `args`; standard output goes to `out`. Returns the exit status (-1 if it could not run).
 int runNode(const std::vector<std::string>& args, const fs::path& out) {
-  std::vector<std::string> storage{"node", PLACER_BENCH_ORT_SCRIPT};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage)
-    argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
-    std::fprintf(stderr, "runtime_balance: cannot run node: %s\n", std::strerror(spawned));
-    return -1;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::vector<std::string> argv{"node", PLACER_BENCH_ORT_SCRIPT};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string why;
+  const int status = placer::bench::runProgram(argv, out.string(), "", &why);
+  if (!why.empty()) std::fprintf(stderr, "runtime_balance: cannot run node: %s\n", why.c_str());
+  return status;
 }
 
 struct Split {

@@ -18,16 +18,11 @@
 // Usage: scale_bench [--quick] [--only table1|synthetic|models]... [MODEL.onnx ...]
 //   --quick  smaller synthetic runs and no DP reference for the models (a smoke test)
 //   MODEL    models for the models section instead of the bundled ones
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -39,13 +34,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/run_program.h"
 #include "core/synthetic.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
 #include "solvers/dp/throughput_dp.h"
 #include "solvers/slicegraph/solve.h"
-
-extern char** environ;
 
 namespace {
 
@@ -228,27 +222,12 @@ struct Run {
 
 // Runs the CLI with `args`, standard output to /dev/null and standard error to `err_file`.
 Run runCli(const std::vector<std::string>& args, const fs::path& err_file) {
-  std::vector<std::string> storage{PLACER_BENCH_CLI};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage)
-    argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv{PLACER_BENCH_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
   Run run;
   const auto start = Clock::now();
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
+  run.exit_code = placer::bench::runProgram(argv, "/dev/null", err_file.string());
   run.seconds = since(start);
-  posix_spawn_file_actions_destroy(&actions);
   std::ifstream in(err_file);
   std::ostringstream text;
   text << in.rdbuf();
