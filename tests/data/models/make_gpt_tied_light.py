@@ -22,50 +22,19 @@ Deterministic: running it twice writes byte-identical files. Needs only Debian's
 and python3-numpy: /usr/bin/python3 make_gpt_tied_light.py
 """
 import os
+import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from light_onnx import Graph  # noqa: E402  (tests/data/light_onnx.py: the light weight form)
+
 # 12 blocks, as GPT-2 small: with 4, the LM head alone outweighs the 4 blocks together and a 4-way
 # placement leaves devices idle (tests/onnx_io/tied_embedding_test.cc expects every device used).
 VOCAB, WIDTH, HEADS, MLP, POSITIONS, BLOCKS = 50257, 768, 12, 3072, 1024, 12
 HEAD = WIDTH // HEADS
-LIGHT_VALUE = 0.01
-SMALL = 16  # tensors of at most this many elements may be plain initializers
-
-
-class Graph:
-    def __init__(self):
-        self.nodes, self.initializers = [], []
-
-    def node(self, op, inputs, name, outputs=1, **attrs):
-        """Adds node `name`; its outputs are `name + "_output_<j>"` (or the given list of names)."""
-        if isinstance(outputs, int):
-            outputs = [f"{name}_output_{j}" for j in range(outputs)]
-        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, **attrs))
-        return outputs[0] if len(outputs) == 1 else outputs
-
-    def ints(self, name, values):
-        assert len(values) <= SMALL
-        data = np.asarray(values, dtype=np.int64)
-        self.initializers.append(helper.make_tensor(name, TensorProto.INT64, [len(values)], data.tobytes(), raw=True))
-        return name
-
-    def scalar(self, name, value):
-        data = np.asarray(value, dtype=np.float32)
-        self.initializers.append(helper.make_tensor(name, TensorProto.FLOAT, [], data.tobytes(), raw=True))
-        return name
-
-    def weight(self, name, shape):
-        """A light weight: ConstantOfShape(<name>__light_shape) with value 0.01, output named `name`."""
-        assert int(np.prod(shape)) > SMALL
-        shape_name = self.ints(name + "__light_shape", shape)
-        value = helper.make_tensor("value", TensorProto.FLOAT, [1],
-                                   np.asarray([LIGHT_VALUE], dtype=np.float32).tobytes(), raw=True)
-        return self.node("ConstantOfShape", [shape_name], name + "__light_ConstantOfShape", outputs=[name],
-                         value=value)
-
 
 def build(tied):
     g = Graph()

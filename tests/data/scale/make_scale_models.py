@@ -78,26 +78,11 @@ import onnx
 from onnx import TensorProto, helper, mapping
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LIGHT_VALUE = 0.01
-SMALL = 16  # tensors of at most this many elements may be plain initializers
+sys.path.insert(0, os.path.join(HERE, ".."))
+from light_onnx import SMALL, Graph, light_nodes  # noqa: E402  (tests/data/light_onnx.py)
+
 PRODUCER = "make_scale_models.py"
 TORCH_OPSET = 14  # Trilu (torch.triu) needs 14
-
-
-def light_value(data_type):
-    """ConstantOfShape's `value`: one element of the weight's data type, 0.01 (0 for integers)."""
-    np_type = mapping.TENSOR_TYPE_TO_NP_TYPE[data_type]
-    data = np.asarray([LIGHT_VALUE], dtype=np.float64).astype(np_type)
-    return helper.make_tensor("value", data_type, [1], data.tobytes(), raw=True)
-
-
-def light_nodes(name, dims, data_type):
-    """The shape initializer and the ConstantOfShape node standing for weight `name`."""
-    shape = helper.make_tensor(name + "__light_shape", TensorProto.INT64, [len(dims)],
-                               np.asarray(dims, dtype=np.int64).tobytes(), raw=True)
-    node = helper.make_node("ConstantOfShape", [shape.name], [name], name=name + "__light_ConstantOfShape",
-                            value=light_value(data_type))
-    return shape, node
 
 
 def unique_node_names(graph):
@@ -221,39 +206,6 @@ def transformer_encdec():
 LLAMA_7B = dict(vocab=32000, hidden=4096, layers=32, heads=32, head_dim=128, mlp=11008, seq=128,
                 positions=4096)
 LLAMA_TINY = dict(vocab=512, hidden=64, layers=4, heads=4, head_dim=16, mlp=172, seq=16, positions=64)
-
-
-class Graph:
-    def __init__(self, dtype):
-        self.dtype = dtype  # weights' and activations' element type
-        self.nodes, self.initializers = [], []
-
-    def node(self, op, inputs, name, outputs=1, **attrs):
-        """Adds node `name`; its outputs are `name + "_output_<j>"` (or the given list of names)."""
-        if isinstance(outputs, int):
-            outputs = [f"{name}_output_{j}" for j in range(outputs)]
-        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, **attrs))
-        return outputs[0] if len(outputs) == 1 else outputs
-
-    def ints(self, name, values, scalar=False):
-        assert len(values) <= SMALL
-        data = np.asarray(values, dtype=np.int64)
-        dims = [] if scalar else [len(values)]
-        self.initializers.append(helper.make_tensor(name, TensorProto.INT64, dims, data.tobytes(), raw=True))
-        return name
-
-    def scalar(self, name, value, dtype=None):
-        dtype = self.dtype if dtype is None else dtype
-        data = np.asarray(value, dtype=mapping.TENSOR_TYPE_TO_NP_TYPE[dtype])
-        self.initializers.append(helper.make_tensor(name, dtype, [], data.tobytes(), raw=True))
-        return name
-
-    def weight(self, name, shape):
-        assert int(np.prod(shape)) > SMALL
-        shape_init, node = light_nodes(name, shape, self.dtype)
-        self.initializers.append(shape_init)
-        self.nodes.append(node)
-        return name
 
 
 def llama(vocab, hidden, layers, heads, head_dim, mlp, seq, positions, dtype=TensorProto.FLOAT16, eps=1e-5):
