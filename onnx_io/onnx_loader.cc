@@ -521,6 +521,18 @@ bool defaultDomain(const onnx::NodeProto& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
+// Whether a node produces a constant (a weight, not an operator to place): Constant, and
+// ConstantOfShape or Identity of a constant. torch exports read a parameter that several modules
+// share (equal zero biases, unit norm weights) through one Identity node per module: placed as
+// operators, such sources would multiply the ideals of the graph (2^k for k of them).
+template <typename IsConstant>
+bool producesConstant(const onnx::NodeProto& node, IsConstant&& is_constant) {
+  if (!defaultDomain(node)) return false;
+  if (node.op_type() == "Constant") return true;
+  return (node.op_type() == "ConstantOfShape" || node.op_type() == "Identity") && node.input_size() == 1 &&
+         is_constant(node.input(0));
+}
+
 // How many times a Loop's or Scan's body runs per execution, or nullopt with the reason in `why`.
 std::optional<std::int64_t> bodyRuns(const onnx::NodeProto& node, const Scope& scope, std::int64_t opset,
                                      std::string& why) {
@@ -611,14 +623,11 @@ OnnxSubgraph buildSubgraph(const std::string& attribute, const onnx::GraphProto&
   };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& proto = g.node(i);
-    const bool constant =
-        defaultDomain(proto) &&
-        (proto.op_type() == "Constant" ||
-         (proto.op_type() == "ConstantOfShape" && proto.input_size() == 1 && scope.isWeight(proto.input(0))));
-    if (constant) {
+    if (producesConstant(proto, [&](const std::string& name) { return scope.isWeight(name); })) {
       for (const auto& name : proto.output()) {
         scope.weights.insert(name);
-        ctx.weight_bytes += typeBytes(scope.type(name));
+        // An Identity's output is its input's bytes, counted already.
+        if (proto.op_type() != "Identity") ctx.weight_bytes += typeBytes(scope.type(name));
       }
       if (proto.op_type() == "Constant" && proto.output_size() == 1) {
         if (auto v = evaluateShapeArithmetic(proto, {}, {})) scope.ints[proto.output(0)] = *v;
@@ -737,7 +746,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     if (!is_weight) set_type(name, type);
   }
 
-  // Which nodes produce constants (weights): Constant, and ConstantOfShape of a constant shape.
+  // Which nodes produce constants (weights): Constant, and ConstantOfShape or Identity of a constant.
   const int n_onnx = graph.node_size();
   std::vector<bool> constant_producer(n_onnx, false);
   std::map<std::string, int> producer_of;
@@ -761,15 +770,8 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     auto p = producer_of.find(name);
     return p != producer_of.end() && constant_producer[p->second];
   };
-  for (int i = 0; i < n_onnx; ++i) {
-    const auto& node = graph.node(i);
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain) continue;
-    if (node.op_type() == "Constant") constant_producer[i] = true;
-    if (node.op_type() == "ConstantOfShape" && node.input_size() == 1 && is_constant_tensor(node.input(0))) {
-      constant_producer[i] = true;
-    }
-  }
+  for (int i = 0; i < n_onnx; ++i)
+    constant_producer[i] = producesConstant(graph.node(i), is_constant_tensor);
 
   // Operators to place.
   std::vector<int> node_of(n_onnx, -1);

@@ -141,6 +141,47 @@ TEST(OnnxLoader, SharedWeightsAndConstantsAreFolded) {
   std::filesystem::remove(path);
 }
 
+// torch exports read a parameter several modules share through one Identity per module: those
+// Identity nodes are weights (aliases of the initializer), not operators, and each reader counts
+// the alias's bytes. An Identity of an activation stays an operator.
+TEST(OnnxLoader, IdentityOfAConstantIsAWeight) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      w1 = Identity(shared)
+      w2 = Identity(shared)
+      h = MatMul(x, w1)
+      a = Identity(h)
+      y = MatMul(a, w2)
+    })")
+                  .IsOK());
+  onnx::TensorProto* shared = model.mutable_graph()->add_initializer();
+  shared->set_name("shared");
+  shared->set_data_type(onnx::TensorProto::FLOAT);
+  shared->add_dims(4);
+  shared->add_dims(4);
+  for (int i = 0; i < 16; ++i)
+    shared->add_float_data(i % 5 == 0 ? 1.0f : 0.0f);
+  const auto path = std::filesystem::temp_directory_path() / "onnx-loader-test-identity.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  ASSERT_EQ(graph->nodes.size(), 3u);  // the two MatMuls and the Identity of h
+  EXPECT_EQ(graph->nodes[0].op_type, "MatMul");
+  EXPECT_EQ(graph->nodes[1].op_type, "Identity");
+  EXPECT_TRUE(graph->tensors[graph->tensor_index.at("w1")].is_weight);
+  EXPECT_TRUE(graph->tensors[graph->tensor_index.at("w2")].is_weight);
+  EXPECT_FALSE(graph->tensors[graph->tensor_index.at("a")].is_weight);
+  EXPECT_DOUBLE_EQ(graph->weightBytes(0), 64);
+  EXPECT_DOUBLE_EQ(graph->weightBytes(2), 64);
+  EXPECT_DOUBLE_EQ(graph->weightBytes(1), 0);
+  std::filesystem::remove(path);
+}
+
 TEST(OnnxLoader, BadFilesAreNamed) {
   auto dir = std::filesystem::temp_directory_path();
   auto missing = loadOnnx(dir / "no-such-model.onnx");

@@ -518,6 +518,46 @@ const onnx::NodeProto* findNode(const onnx::GraphProto& g, const std::string& op
   return nullptr;
 }
 
+// A weight read through an Identity of an initializer (torch's shared parameters) goes with its
+// reader: the Identity and the initializer are in the reader's stage, ahead of it.
+TEST(StageModels, IdentityWeightsGoWithTheirReaders) {
+  ScratchDir dir;
+  onnx::ModelProto model = parseText(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      w1 = Identity(shared)
+      w2 = Identity(shared)
+      h = MatMul(x, w1)
+      y = MatMul(h, w2)
+    })");
+  onnx::TensorProto* shared = model.mutable_graph()->add_initializer();
+  shared->set_name("shared");
+  shared->set_data_type(onnx::TensorProto::FLOAT);
+  shared->add_dims(4);
+  shared->add_dims(4);
+  for (int i = 0; i < 16; ++i)
+    shared->add_float_data(i % 5 == 0 ? 1.0f : 0.0f);
+  const auto path = dir.write(model, "identity.onnx");
+  auto graph = loadOnnx(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  ASSERT_EQ(graph->nodes.size(), 2u);
+  auto set = buildStageModels(path, *graph, planFrom({0, 1}));
+  ASSERT_TRUE(set.hasValue()) << set.status().message();
+  ASSERT_EQ(set->models.size(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    onnx::ModelProto stage;
+    ASSERT_TRUE(stage.ParseFromString(set->models[k].bytes));
+    EXPECT_EQ(checkerError(stage, true), "") << "stage " << k;
+    const onnx::GraphProto& g = stage.graph();
+    ASSERT_EQ(g.node_size(), 2) << "stage " << k;
+    EXPECT_EQ(g.node(0).op_type(), "Identity");
+    EXPECT_EQ(g.node(0).output(0), k == 0 ? "w1" : "w2");
+    EXPECT_EQ(g.node(1).op_type(), "MatMul");
+    ASSERT_EQ(g.initializer_size(), 1) << "stage " << k;
+    EXPECT_EQ(g.initializer(0).name(), "shared");
+  }
+}
+
 TEST(StageModels, SharedConstantsAreDuplicatedAndNodeNamesKept) {
   ScratchDir dir;
   onnx::ModelProto model = parseText(R"(
