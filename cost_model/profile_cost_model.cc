@@ -435,12 +435,15 @@ ProfileCostModel ProfileCostModel::resolvedFor(const OnnxGraph& graph, const Dev
   for (const auto& [name, end] : placed) {
     std::vector<int> group{end};
     // Back: the chain whose single output feeds only the next member (a Conv before its Clip), and
-    // Transposes folded into a fused MatMul.
+    // Transposes and scales (a Mul or Div of one operator's output by a constant) folded into a
+    // fused MatMul.
     for (std::size_t i = 0; i < group.size(); ++i) {
       const std::vector<int> inputs = producers(graph, group[i]);
       for (int u : inputs) {
         if (taken[u] || soleReader(graph, u) != group[i]) continue;
-        if (inputs.size() != 1 && graph.nodes[u].op_type != "Transpose") continue;
+        const std::string& op = graph.nodes[u].op_type;
+        const bool scale = (op == "Mul" || op == "Div") && producers(graph, u).size() == 1;
+        if (inputs.size() != 1 && op != "Transpose" && !scale) continue;
         taken[u] = 1;
         group.push_back(u);
       }

@@ -387,7 +387,7 @@ void variadicWork(const OpShapeInfo& op, double extra_per_element, OpWork& work)
   broadcastWork(op, steps + extra_per_element, work);
 }
 
-double tensorBytes(const std::vector<std::optional<Shape>>& tensors, const std::vector<int>& element_bytes,
+double tensorBytes(const std::vector<std::optional<Shape>>& tensors, const std::vector<double>& element_bytes,
                    std::size_t index, const char* kind, OpWork& work) {
   const Shape* shape = knownShape(tensors, index);
   if (shape == nullptr) return 0;

@@ -38,7 +38,7 @@ struct OpShapeInfo {
   std::string domain;                        // "" or "ai.onnx" for the default domain
   std::vector<std::optional<Shape>> inputs;  // nullopt: unknown shape or omitted optional input
   std::vector<std::optional<Shape>> outputs;
-  std::vector<int> input_element_bytes, output_element_bytes;       // per tensor, same length as above
+  std::vector<double> input_element_bytes, output_element_bytes;    // per tensor, same length as above
   std::map<std::string, std::vector<std::int64_t>> int_attributes;  // "group" -> {1}, "kernel_shape" -> {3,3}
   std::map<std::string, double> float_attributes;
   std::vector<bool> input_is_weight;  // same length as inputs; weights are read from device memory too

@@ -27,11 +27,11 @@
 #include "onnx_io/model_checks.h"
 #include "onnx_io/model_proto.h"
 #include "onnx_io/onnx_model.h"
-#include "onnx_io/shape_folding.h"
+#include "onnx_io/constant_folding.h"
 
 namespace placer {
 
-int elementBytes(int element_type) {
+double elementBytes(int element_type) {
   switch (element_type) {
     case onnx::TensorProto::FLOAT:
       return 4;
@@ -63,13 +63,20 @@ int elementBytes(int element_type) {
       return 16;
     case onnx::TensorProto::BFLOAT16:
       return 2;
+    // Types of ONNX 1.14 and later (IR 9, 10), which libonnx 1.12 does not name: the 8-bit floats
+    // FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ (17-20), and UINT4, INT4 (21, 22),
+    // two to a byte.
+    case 17: case 18: case 19: case 20:
+      return 1;
+    case 21: case 22:
+      return 0.5;
     default:
       return 0;
   }
 }
 
 std::optional<double> TensorInfo::bytes() const {
-  const int size = elementBytes(element_type);
+  const double size = elementBytes(element_type);
   if (!shape || size == 0) return std::nullopt;
   double elements = 1;
   for (std::int64_t d : *shape)
@@ -259,11 +266,11 @@ void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypePr
 constexpr std::int64_t kNoTripLimit = std::numeric_limits<std::int32_t>::max();
 
 // A Loop's trip count M when it is a constant that limits the loop, else nullopt.
-std::optional<std::int64_t> constantTripCount(const IntTensor* m) {
-  if (m == nullptr || m->values.size() != 1 || m->values[0] < 0 || m->values[0] >= kNoTripLimit) {
+std::optional<std::int64_t> constantTripCount(const ConstTensor* m) {
+  if (m == nullptr || m->floating() || m->ints.size() != 1 || m->ints[0] < 0 || m->ints[0] >= kNoTripLimit) {
     return std::nullopt;
   }
-  return m->values[0];
+  return m->ints[0];
 }
 
 // ONNX's inference gives a Loop's loop-carried outputs no shape, as a carried value may change shape
@@ -322,18 +329,51 @@ std::string firstInconsistency(const std::string& errors) {
   return "";
 }
 
-// Element types and shapes of every tensor, from shape inference on a copy (`work`) with shape
-// arithmetic folded; the copy keeps what inference found inside control-flow bodies, and the folded
-// values as initializers. `inconsistency` is what firstInconsistency() found in the last round.
-// Returns the number of nodes folded.
+// Floating initializers, and Constant / ConstantOfShape outputs, of more elements than this are
+// weights rather than operands of shape or mask arithmetic: folding neither reads nor makes them.
+// (Integer and bool tensors are read up to kMaxFoldedElements.)
+constexpr std::size_t kMaxReadWeightElements = 65536;
+// Folding stops once its values hold this many elements in all (512 MB), with a warning.
+constexpr std::size_t kMaxFoldedTotal = std::size_t{1} << 26;
+// Rounds of inference and folding: each lets folded values reach shapes, and shapes new Shape nodes.
+constexpr int kMaxFoldingRounds = 200;
+
+// A graph input declaring the tensor's type and dims.
+onnx::ValueInfoProto valueInfoOf(const onnx::TensorProto& tensor) {
+  onnx::ValueInfoProto info;
+  info.set_name(tensor.name());
+  auto* type = info.mutable_type()->mutable_tensor_type();
+  type->set_elem_type(tensor.data_type());
+  auto* shape = type->mutable_shape();
+  for (auto d : tensor.dims())
+    shape->add_dim()->set_dim_value(d);
+  return info;
+}
+
+std::size_t readLimit(int element_type) {
+  return floatingType(element_type) ? kMaxReadWeightElements : kMaxFoldedElements;
+}
+
+// Element types and shapes of every tensor, from shape inference on a copy (`work`) with constant
+// computations folded (onnx_io/constant_folding.h): each round infers shapes, evaluates every node
+// whose inputs are known, replaces those nodes by initializers holding their values, and infers
+// again, until nothing new folds. The copy keeps what inference found inside control-flow bodies,
+// and the folded values as initializers. `inconsistency` is what firstInconsistency() found in the
+// last round. Returns the number of nodes folded.
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
                onnx::ModelProto& work, std::vector<std::string>& warnings, std::string& inconsistency) {
   work = model;
   sortNodesTopologically(*work.mutable_graph());  // checkModelNodes() has refused cycles
   int folded = 0;
   std::map<std::string, onnx::TypeProto> loop_types;
+  std::map<std::string, ConstTensor> known;
+  for (const auto& init : work.graph().initializer()) {
+    if (auto v = readConstant(init, readLimit(init.data_type()))) known[init.name()] = std::move(*v);
+  }
+  std::size_t total = 0;
+  bool capped = false;
   try {
-    for (int round = 0; round < 16; ++round) {
+    for (int round = 0; round < kMaxFoldingRounds; ++round) {
       inconsistency = firstInconsistency(runInference(work));
       types.clear();
       collectShapes(work.graph(), types);
@@ -341,19 +381,25 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
       for (const auto& [name, type] : types) {
         if (auto s = shapeOf(type)) shapes[name] = *s;
       }
-      std::map<std::string, IntTensor> known;
-      for (const auto& init : work.graph().initializer()) {
-        if (auto v = intValue(init)) known[init.name()] = *v;
-      }
-      std::vector<std::pair<std::string, IntTensor>> computed;
+      std::vector<std::string> computed;
       std::set<int> remove;
-      for (int i = 0; i < work.graph().node_size(); ++i) {
+      for (int i = 0; i < work.graph().node_size() && !capped; ++i) {
         const auto& node = work.graph().node(i);
-        auto value = evaluateShapeArithmetic(node, known, shapes);
-        if (!value) continue;
-        known[node.output(0)] = *value;
-        computed.emplace_back(node.output(0), *value);
+        if (!foldableOp(node)) continue;
+        const bool weight_like = node.op_type() == "Constant" || node.op_type() == "ConstantOfShape";
+        auto values = evaluateNode(node, known, shapes, weight_like ? kMaxReadWeightElements : kMaxFoldedElements);
+        if (!values) continue;
+        for (std::size_t k = 0; k < values->size(); ++k) {
+          total += (*values)[k].size();
+          known[node.output(static_cast<int>(k))] = std::move((*values)[k]);
+          computed.push_back(node.output(static_cast<int>(k)));
+        }
         remove.insert(i);
+        if (total > kMaxFoldedTotal) {
+          capped = true;
+          warnings.push_back("constant folding stopped after " + std::to_string(total) +
+                             " elements of folded values; later constant computations are costed as operators");
+        }
       }
       const bool new_loop_types = addLoopOutputTypes(work.graph(), types, loop_types);
       if (remove.empty() && !new_loop_types) break;
@@ -364,8 +410,11 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
         if (!remove.count(i)) *kept.Add() = graph->node(i);
       }
       graph->mutable_node()->Swap(&kept);
-      for (const auto& [name, value] : computed)
-        *graph->add_initializer() = intTensorProto(name, value);
+      for (const std::string& name : computed) {
+        const onnx::TensorProto& value = *graph->add_initializer() = writeConstant(name, known.at(name));
+        // Before IR 4 an initializer is read only through a graph input of its name.
+        if (work.ir_version() < 4) *graph->add_input() = valueInfoOf(value);
+      }
       // Inference merges with existing value_info; start afresh so folded shapes can propagate, from
       // the Loop output types found so far.
       graph->clear_value_info();
@@ -381,15 +430,15 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
   return folded;
 }
 
-// The model without the data of tensors larger than shape arithmetic reads (the weights): what shape
-// inference needs, and small enough to send through a pipe.
+// The model without the data of the weights folding does not read (onnx_io/constant_folding.h):
+// what shape inference and folding need, and small enough to send through a pipe.
 onnx::ModelProto withoutWeightData(const onnx::ModelProto& model) {
   onnx::ModelProto light = model;
   for (auto& t : *light.mutable_graph()->mutable_initializer()) {
     std::uint64_t count = 1;
     for (auto d : t.dims())
       count = d > 0 ? count * static_cast<std::uint64_t>(d) : 0;
-    if (count <= kMaxFoldedElements) continue;
+    if (count <= readLimit(t.data_type())) continue;
     t.clear_raw_data();
     t.clear_float_data();
     t.clear_double_data();
@@ -489,7 +538,7 @@ Status inferTypesIsolated(const onnx::ModelProto& model, const std::string& sour
 struct Scope {
   const Scope* parent = nullptr;
   std::map<std::string, onnx::TypeProto> types;
-  std::map<std::string, IntTensor> ints;  // small constant integer tensors (Loop trip counts)
+  std::map<std::string, ConstTensor> ints;  // small constant tensors (Loop trip counts)
   std::set<std::string> weights;          // initializers and outputs of constant producers
 
   const onnx::TypeProto* type(const std::string& name) const {
@@ -498,7 +547,7 @@ struct Scope {
     }
     return nullptr;
   }
-  const IntTensor* value(const std::string& name) const {
+  const ConstTensor* value(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent) {
       if (auto it = s->ints.find(name); it != s->ints.end()) return &it->second;
     }
@@ -521,16 +570,30 @@ bool defaultDomain(const onnx::NodeProto& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
-// Whether a node produces a constant (a weight, not an operator to place): Constant, and
-// ConstantOfShape or Identity of a constant. torch exports read a parameter that several modules
-// share (equal zero biases, unit norm weights) through one Identity node per module: placed as
-// operators, such sources would multiply the ideals of the graph (2^k for k of them).
+// Operators whose output is not a function of their inputs alone.
+bool nondeterministic(const std::string& op) {
+  return op == "RandomNormal" || op == "RandomNormalLike" || op == "RandomUniform" || op == "RandomUniformLike" ||
+         op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+}
+
+// Whether a node produces a constant (a weight, not an operator to place): Constant, and any other
+// deterministic default-domain node without bodies whose inputs are all constant (ConstantOfShape or
+// Identity of a constant; a Gather of a position table by a folded Range): a runtime computes it
+// once, when it loads the model (ONNX Runtime's constant folding), not per sample. torch exports
+// read a parameter that several modules share (equal zero biases, unit norm weights) through one
+// Identity node per module: placed as operators, such sources would multiply the ideals of the
+// graph (2^k for k of them). Stage sub-models copy such a node with the constants it reads.
 template <typename IsConstant>
 bool producesConstant(const onnx::NodeProto& node, IsConstant&& is_constant) {
-  if (!defaultDomain(node)) return false;
+  if (!defaultDomain(node) || hasSubgraphs(node) || nondeterministic(node.op_type())) return false;
   if (node.op_type() == "Constant") return true;
-  return (node.op_type() == "ConstantOfShape" || node.op_type() == "Identity") && node.input_size() == 1 &&
-         is_constant(node.input(0));
+  bool any = false;
+  for (const auto& name : node.input()) {
+    if (name.empty()) continue;
+    if (!is_constant(name)) return false;
+    any = true;
+  }
+  return any;
 }
 
 // How many times a Loop's or Scan's body runs per execution, or nullopt with the reason in `why`.
@@ -538,13 +601,13 @@ std::optional<std::int64_t> bodyRuns(const onnx::NodeProto& node, const Scope& s
                                      std::string& why) {
   if (!defaultDomain(node)) return std::nullopt;
   if (node.op_type() == "Loop") {
-    const IntTensor* m =
+    const ConstTensor* m =
         node.input_size() > 0 && !node.input(0).empty() ? scope.value(node.input(0)) : nullptr;
     if (auto trips = constantTripCount(m)) return trips;
-    if (m == nullptr || m->values.size() != 1) {
+    if (m == nullptr || m->floating() || m->ints.size() != 1) {
       why = "its trip count M is not a constant";
     } else {
-      why = "its trip count M = " + std::to_string(m->values[0]) + " sets no limit";
+      why = "its trip count M = " + std::to_string(m->ints[0]) + " sets no limit";
     }
     return std::nullopt;
   }
@@ -598,7 +661,7 @@ OnnxSubgraph buildSubgraph(const std::string& attribute, const onnx::GraphProto&
   collectShapes(g, scope.types);
   for (const auto& init : g.initializer()) {
     scope.weights.insert(init.name());
-    if (auto v = intValue(init)) scope.ints[init.name()] = *v;
+    if (auto v = readConstant(init, kMaxReadWeightElements)) scope.ints[init.name()] = *v;
     ctx.weight_bytes += typeBytes(scope.type(init.name()));
   }
   OnnxSubgraph sub;
@@ -630,7 +693,7 @@ OnnxSubgraph buildSubgraph(const std::string& attribute, const onnx::GraphProto&
         if (proto.op_type() != "Identity") ctx.weight_bytes += typeBytes(scope.type(name));
       }
       if (proto.op_type() == "Constant" && proto.output_size() == 1) {
-        if (auto v = evaluateShapeArithmetic(proto, {}, {})) scope.ints[proto.output(0)] = *v;
+        if (auto v = evaluateNode(proto, {}, {}, kMaxReadWeightElements)) scope.ints[proto.output(0)] = v->front();
       }
       continue;
     }
@@ -770,8 +833,31 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
     auto p = producer_of.find(name);
     return p != producer_of.end() && constant_producer[p->second];
   };
-  for (int i = 0; i < n_onnx; ++i)
-    constant_producer[i] = producesConstant(graph.node(i), is_constant_tensor);
+  // Tensors constant folding computed: the working copy's initializers that the model does not have.
+  std::set<std::string> original_initializers;
+  for (const auto& init : graph.initializer())
+    original_initializers.insert(init.name());
+  std::map<std::string, const onnx::TensorProto*> computed;
+  for (const auto& init : inferred.graph().initializer()) {
+    if (!original_initializers.count(init.name())) computed[init.name()] = &init;
+  }
+  auto folded_by_value = [&](const onnx::NodeProto& node) {
+    bool any = false;
+    for (const auto& name : node.output()) {
+      if (name.empty() || !computed.count(name)) return false;
+      any = true;
+    }
+    return any;
+  };
+  for (int i = 0; i < n_onnx; ++i) {
+    const auto& node = graph.node(i);
+    constant_producer[i] = producesConstant(node, is_constant_tensor);
+    if (constant_producer[i] || !folded_by_value(node)) continue;
+    constant_producer[i] = true;
+    out.folded_nodes.push_back(FoldedNode{i, node.op_type(), node.name()});
+    for (const auto& name : node.output())
+      out.folded_values[name] = computed.at(name)->SerializeAsString();
+  }
 
   // Operators to place.
   std::vector<int> node_of(n_onnx, -1);
@@ -855,7 +941,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   Scope top;
   top.types = types;
   for (const auto& init : inferred.graph().initializer()) {
-    if (auto v = intValue(init)) top.ints[init.name()] = *v;
+    if (auto v = readConstant(init, kMaxReadWeightElements)) top.ints[init.name()] = *v;
   }
   for (const TensorInfo& t : out.tensors) {
     if (t.is_weight) top.weights.insert(t.name);

@@ -2,9 +2,10 @@
 // shapes and sizes where shape inference could find them. Plain project types, so cost models and
 // passes can use them without ONNX or protobuf headers (only onnx_io/ includes those).
 //
-// Weights are not operators to place: initializers, and Constant / ConstantOfShape nodes whose
-// inputs are all constant, are *weight tensors*. Their producer nodes are folded into the operators
-// that read them (`OnnxNode::folded`), and their bytes count towards those operators' memory.
+// Weights are not operators to place: initializers, Constant nodes, ConstantOfShape and Identity nodes
+// of constants, and every node constant folding evaluates (its inputs all constant, or shapes: see
+// onnx_io/constant_folding.h) produce *weight tensors*. Their producer nodes are folded into the
+// operators that read them (`OnnxNode::folded`), and their bytes count towards those operators' memory.
 //
 // A control-flow node (If, Loop, Scan) is one operator, placed whole: the tensors its bodies read from
 // the enclosing graph are its inputs, and its bodies are kept, with the shapes inferred inside them, so
@@ -39,8 +40,8 @@ struct TensorInfo {
   std::optional<double> bytes() const;
 };
 
-// Bytes per element of an ONNX element type, or 0 when unknown (strings).
-int elementBytes(int element_type);
+// Bytes per element of an ONNX element type (0.5 for the 4-bit types), or 0 when unknown (strings).
+double elementBytes(int element_type);
 
 struct OnnxNode;
 
@@ -76,6 +77,14 @@ struct OnnxNode {
   double subgraph_weight_bytes = 0;
 };
 
+// A node of the model that constant folding replaced by its value (onnx_io/constant_folding.h): not
+// an operator to place; its outputs are weights whose values OnnxGraph::folded_values holds.
+struct FoldedNode {
+  int onnx_index = -1;
+  std::string op_type;
+  std::string name;  // the model's name (may be empty)
+};
+
 struct OnnxGraph {
   std::string path;
   std::int64_t ir_version = 0;
@@ -84,6 +93,10 @@ struct OnnxGraph {
   std::vector<TensorInfo> tensors;
   std::map<std::string, int> tensor_index;
   std::vector<std::string> warnings;  // what the loader had to assume
+  // Nodes folded to constants, in model order, and their outputs' values (tensor name -> a
+  // serialized onnx::TensorProto), which stage sub-models receive as initializers.
+  std::vector<FoldedNode> folded_nodes;
+  std::map<std::string, std::string> folded_values;
 
   // Weight bytes held by a node: the weight tensors it reads (each once per reading node) and those
   // defined inside its bodies.

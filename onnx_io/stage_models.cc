@@ -37,6 +37,7 @@ constexpr std::int64_t kInitializersNeedInputs = 4;
 struct StageContents {
   std::set<int> nodes;                 // onnx indices: its operators and the constant producers they need
   std::set<std::string> initializers;  // names of the initializers it reads
+  std::set<std::string> folded;        // folded values it reads (OnnxGraph::folded_values)
   std::set<int> graph_inputs;          // original graph inputs it reads (tensor indices)
   std::vector<int> boundary_inputs;    // tensors from earlier stages, in first-read order
   std::map<int, int> from_stage;       // boundary input -> the stage that produces it
@@ -130,8 +131,17 @@ Status StageSplitter::checkPlan(const std::string& model_name) {
   return Status::ok();
 }
 
-// Adds a weight and, for a constant producer's output, the producer and the weights it reads.
+// Adds a weight: an initializer; a folded value; or, for a constant producer's output, the producer
+// and the weights it reads.
 Status StageSplitter::addWeight(StageContents& stage, const std::string& name, int depth) {
+  if (auto value = graph_.folded_values.find(name); value != graph_.folded_values.end()) {
+    // A folded node's output: its value goes in, not the node (which may read a tensor of another stage).
+    if (onnx::TensorProto check; !check.ParseFromString(value->second)) {
+      return internalError("the folded value of tensor '" + name + "' does not parse");
+    }
+    stage.folded.insert(name);
+    return Status::ok();
+  }
   if (initializer_.count(name)) {
     stage.initializers.insert(name);
     return Status::ok();
@@ -346,6 +356,8 @@ onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const
   for (const auto& init : proto_.initializer()) {
     if (stage.initializers.count(init.name())) *g.add_initializer() = init;
   }
+  for (const std::string& name : stage.folded)
+    g.add_initializer()->ParseFromString(graph_.folded_values.at(name));  // addWeight() parsed it
 
   std::set<std::string> interface;
   for (int t : stage.inputs) {

@@ -2,9 +2,12 @@
 // (pipeline.json) that says how the stages connect.
 //
 // Every operator goes into the stage its plan gives it; a weight (initializer, or the output of a
-// folded Constant / ConstantOfShape producer, with the constant producers it reads in turn) is copied
-// into every stage that reads it, so shared weights and small constants are duplicated rather than
-// sent between stages. A tensor that crosses stages becomes an output of the stage that produces it
+// folded Constant / ConstantOfShape / Identity producer, with the constant producers it reads in
+// turn) is copied into every stage that reads it, so shared weights and small constants are
+// duplicated rather than sent between stages. The output of a node constant folding evaluated
+// (OnnxGraph::folded_values: shapes, masks, index tables) goes in as an initializer holding its
+// value, since the node itself may read a tensor of another stage (Shape of an activation); such
+// values are those of the dims the model was loaded with, as the boundary tensors' shapes are. A tensor that crosses stages becomes an output of the stage that produces it
 // and an input of each later stage that reads it, typed from the loader's TensorInfo; the original
 // graph inputs and outputs keep their original declarations. Stages only read from earlier stages:
 // a plan that makes a stage read from a later one is rejected with the tensor named.

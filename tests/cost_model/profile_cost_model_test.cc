@@ -270,7 +270,10 @@ TEST(ProfileCostModel, OptimizedTransformerTraceIsPlacedByFusionNamesAndExecutio
   EXPECT_EQ(match.renamed, 19) << "MatMulAddFusion, MatMulScaleFusion, GatherSliceToSplitFusion kernels";
   EXPECT_EQ(match.by_order, 25) << "SkipLayerNormalization, Gelu, ... placed between their neighbours";
   EXPECT_EQ(match.unmatched_entries, 3) << "ONNX Runtime's own reshapes around the Gemms of the pooler";
-  EXPECT_EQ(resolved.matchedNodes(g), 179u);
+  // 164 operators: the rest of the export's 292 nodes are constants and shape arithmetic that
+  // constant folding evaluates (the position Gather of a folded Range too), as ONNX Runtime does.
+  EXPECT_EQ(g.nodes.size(), 164u);
+  EXPECT_EQ(resolved.matchedNodes(g), g.nodes.size()) << "the attention's Transpose and scale in its fused MatMul";
   // Every kernel's time goes somewhere but for the unmatched three: the operators' times add up to
   // the trace's, less those.
   const std::map<std::string, double> medians = kernelMedians(fixture);
