@@ -6,6 +6,8 @@
 #include <numeric>
 #include <set>
 
+#include "cost_model/qdq.h"
+
 namespace placer {
 
 namespace {
@@ -16,14 +18,17 @@ OpShapeInfo nodeShapeInfo(const OnnxNode& n, const std::vector<TensorInfo>& tens
   info.domain = n.domain;
   info.int_attributes = n.int_attributes;
   info.float_attributes = n.float_attributes;
+  info.constant_inputs = n.constant_inputs;
   for (int t : n.inputs) {
     info.inputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);
     info.input_element_bytes.push_back(t >= 0 ? elementBytes(tensors[t].element_type) : 0);
+    info.input_element_types.push_back(t >= 0 ? tensors[t].element_type : 0);
     info.input_is_weight.push_back(t >= 0 && tensors[t].is_weight);
   }
   for (int t : n.outputs) {
     info.outputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);
     info.output_element_bytes.push_back(t >= 0 ? elementBytes(tensors[t].element_type) : 0);
+    info.output_element_types.push_back(t >= 0 ? tensors[t].element_type : 0);
   }
   for (const OnnxSubgraph& body : n.subgraphs) {
     SubgraphShapeInfo sub{body.attribute, {}};
@@ -41,13 +46,31 @@ OpShapeInfo shapeInfo(const OnnxGraph& graph, int node) {
   return nodeShapeInfo(graph.nodes[node], graph.tensors);
 }
 
+OpShapeInfo costedShapeInfo(const OnnxGraph& graph, int node) {
+  OpShapeInfo info = shapeInfo(graph, node);
+  return qdqRole(graph, node) == QdqRole::Quantized ? quantizedShapeInfo(graph, node, std::move(info)) : info;
+}
+
 TimeEstimate RooflineCostModel::estimate(const OnnxGraph& graph, int node, const DeviceSpec& devices) const {
-  const OpWork work = estimateWork(shapeInfo(graph, node));
+  // A DQ or Q that ONNX Runtime fuses into an integer kernel does no work of its own.
+  const OpShapeInfo info = costedShapeInfo(graph, node);
+  const bool absorbed = qdqRole(graph, node) == QdqRole::Absorbed;
+  const OpWork work = absorbed ? OpWork{} : estimateWork(info);
+  const ComputeType type = computeType(info);
+  const OpClass op_class = opClass(info);
+  const AcceleratorSpec& acc = devices.accelerators;
+  const CpuSpec& cpu = devices.cpus;
+  // A calibrated rate for the operator's class and type (calibration.h) replaces the datasheet
+  // roofline; from the figures alone, a section with count 0 and no figures gives +inf.
+  auto seconds = [&](const CalibratedRates& rates, const RooflineDevice& device) {
+    if (absorbed) return 0.0;
+    const ComputeType rate_type = rateType(type, device.peak_flops_by_type);
+    if (const EffectiveRate* rate = findRate(rates, op_class, rate_type)) return calibratedSeconds(work, *rate);
+    return rooflineSeconds(work, device, type);
+  };
   TimeEstimate times;
-  // From the figures alone: a section with count 0 and no figures gives +inf.
-  times.accelerator =
-      rooflineSeconds(work, {devices.accelerators.peak_flops, devices.accelerators.memory_bandwidth});
-  times.cpu = rooflineSeconds(work, {devices.cpus.peak_flops, devices.cpus.memory_bandwidth});
+  times.accelerator = seconds(acc.calibrated, {acc.peak_flops, acc.memory_bandwidth, acc.peak_flops_by_type});
+  times.cpu = seconds(cpu.calibrated, {cpu.peak_flops, cpu.memory_bandwidth, cpu.peak_flops_by_type});
   return times;
 }
 
@@ -210,6 +233,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
 
   out.accelerator_source.assign(n, -1);
   out.cpu_source.assign(n, -1);
+  for (const CostModel* model : models)
+    out.source_names.emplace_back(model->name());
   for (int v = 0; v < n; ++v) {
     const OnnxNode& node = graph.nodes[v];
     OpNode op;

@@ -43,11 +43,15 @@ class CostModel {
   virtual bool includesOperatorOverhead() const { return false; }
 };
 
-// The shapes, element sizes and attributes of one operator, for the roofline formulas.
+// The shapes, element types and sizes and attributes of one operator, for the roofline formulas.
 OpShapeInfo shapeInfo(const OnnxGraph& graph, int node);
+// shapeInfo() as the roofline model costs it: for the op of a QDQ group, with the 8-bit element types
+// its integer kernel reads and writes (cost_model/qdq.h).
+OpShapeInfo costedShapeInfo(const OnnxGraph& graph, int node);
 
-// Roofline estimate (cost_model/README.md): max(FLOPs / peak FLOP/s, bytes moved / memory
-// bandwidth) on each kind of device. Answers every node.
+// Roofline estimate (cost_model/README.md): max(FLOPs / peak FLOP/s of the operator's compute type,
+// bytes moved / memory bandwidth) on each kind of device, QDQ groups costed as ONNX Runtime's integer
+// kernels (their DQ and Q nodes at 0). Answers every node.
 class RooflineCostModel : public CostModel {
  public:
   std::string_view name() const override { return "roofline"; }
@@ -88,6 +92,7 @@ struct Annotation {
   // Per node, the index in `models` of the model whose time it took on an accelerator and on a CPU
   // core; -1 where the device set has no device of that kind.
   std::vector<int> accelerator_source, cpu_source;
+  std::vector<std::string> source_names;  // CostModel::name() of each model asked, in order
 };
 
 // `models` are asked in order; for each kind of device the set has, the first model that gives a

@@ -12,13 +12,18 @@
 //    "comment": "free text, e.g. where the figures come from",
 //    "accelerators": {"count": 4,                    // integer, 0..4096
 //                     "memory": 17179869184,         // bytes of device memory, each
-//                     "peak_flops": 1.4e13,          // FLOP/s, each
+//                     "peak_flops": 1.4e13,          // FLOP/s in float32, each
+//                     "peak_flops_by_type": {        // optional: other number formats' peak rates
+//                         "fp16": 1.12e14,           //   FLOP/s (tensor cores), each
+//                         "int8": 5.6e13},           //   OPS, each
 //                     "memory_bandwidth": 9.0e11,    // bytes/s to its own memory, each
 //                     "op_overhead": 5.0e-6,         // seconds per operator (kernel launch); optional
 //                     "boundary_overhead": 1.0e-5},  // seconds per tensor a stage sends or receives,
 //                                                    // on top of the link transfer; optional
 //    "cpus": {"count": 1,                            // integer, 0..4096: CPU cores
-//             "peak_flops": 7.04e10,                 // FLOP/s per core
+//             "peak_flops": 7.04e10,                 // FLOP/s in float32 per core
+//             "peak_flops_by_type": {                // optional, as for accelerators
+//                 "int8": 7.04e10},                  //   OPS per core
 //             "memory_bandwidth": 1.2e10,            // bytes/s per core
 //             "op_overhead": 2.0e-6,                 // seconds per operator (dispatch); optional
 //             "boundary_overhead": 1.0e-5,           // seconds per tensor a CPU stage sends or
@@ -27,6 +32,11 @@
 //                                                    // copy); optional, 0 or absent = no per-byte cost
 //    "link": {"bandwidth": 1.2e10,                   // bytes/s between an accelerator and the host
 //             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
+//
+// peak_flops_by_type gives the rates of the number formats other than float32, which matrix operators
+// run at (cost_model/README.md, "Compute types"): keys "tf32", "fp16", "bf16", "fp8" (FLOP/s), "int8"
+// and "int4" (operations/s, a multiply-add counting 2 as for FLOPs). A format without a key runs at
+// peak_flops (int4 at the int8 rate when only that is given).
 //
 // The overheads (cost_model/README.md, "Overheads") are what a runtime adds to the roofline: every
 // estimated operator time (not a profiled one) costs op_overhead more, and every tensor crossing a
@@ -42,6 +52,8 @@
 //   - Every figure is a finite number >= 0. When a section's count is 0 its other fields may be
 //     left out (they default to 0); when it is > 0 they are required and must be > 0, and so is
 //     link.bandwidth when accelerators.count > 0. link.latency may be 0.
+//   - Each peak_flops_by_type value is a finite number > 0, under one of the keys above; "fp32" is
+//     an error (that rate is peak_flops), and so is any other key.
 //   - There must be at least one device.
 //
 // Bundled presets (devicePreset, and the same files in cost_model/presets/ to copy and edit) give
@@ -56,26 +68,32 @@
 
 #include "core/problem.h"
 #include "core/status.h"
+#include "cost_model/calibration.h"
+#include "cost_model/roofline.h"
 
 namespace placer {
 
 struct AcceleratorSpec {
   int count = 0;
-  double memory = 0;             // bytes, each
-  double peak_flops = 0;         // FLOP/s, each
-  double memory_bandwidth = 0;   // bytes/s, each
-  double op_overhead = 0;        // seconds per operator
-  double boundary_overhead = 0;  // seconds per tensor at a stage boundary, besides the link
+  double memory = 0;                     // bytes, each
+  double peak_flops = 0;                 // FLOP/s in float32, each
+  double memory_bandwidth = 0;           // bytes/s, each
+  double op_overhead = 0;                // seconds per operator
+  double boundary_overhead = 0;          // seconds per tensor at a stage boundary, besides the link
+  PeakFlopsByType peak_flops_by_type{};  // the other formats' rates, each; absent = peak_flops
+  CalibratedRates calibrated{};          // fitted effective rates (calibration.h); empty = datasheet
   bool operator==(const AcceleratorSpec&) const = default;
 };
 
 struct CpuSpec {
-  int count = 0;                  // cores
-  double peak_flops = 0;          // FLOP/s per core
-  double memory_bandwidth = 0;    // bytes/s per core
-  double op_overhead = 0;         // seconds per operator
-  double boundary_overhead = 0;   // seconds per tensor at a stage boundary
-  double boundary_bandwidth = 0;  // bytes/s of handing a tensor over; 0 = no per-byte cost
+  int count = 0;                         // cores
+  double peak_flops = 0;                 // FLOP/s in float32 per core
+  double memory_bandwidth = 0;           // bytes/s per core
+  double op_overhead = 0;                // seconds per operator
+  double boundary_overhead = 0;          // seconds per tensor at a stage boundary
+  double boundary_bandwidth = 0;         // bytes/s of handing a tensor over; 0 = no per-byte cost
+  PeakFlopsByType peak_flops_by_type{};  // the other formats' rates per core; absent = peak_flops
+  CalibratedRates calibrated{};          // fitted effective rates (calibration.h); empty = datasheet
   bool operator==(const CpuSpec&) const = default;
 };
 
@@ -116,7 +134,8 @@ std::vector<std::string> devicePresetNames();
 Expected<DeviceSpec> devicePreset(std::string_view name);
 inline constexpr std::string_view kDefaultDevicePreset = "pcie3-4x16gb";
 
-// The spec in the JSON format above (every field written); parseDeviceSpec reads it back equal.
+// The spec in the JSON format above (every field written, peak_flops_by_type when not empty);
+// parseDeviceSpec reads it back equal.
 nlohmann::ordered_json deviceSpecToJson(const DeviceSpec& spec);
 
 }  // namespace placer

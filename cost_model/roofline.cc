@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "cost_model/extended_work.h"
+
 namespace placer {
 namespace {
 
@@ -510,6 +512,7 @@ OpWork controlFlowWork(const OpShapeInfo& op) {
 
 OpWork estimateWork(const OpShapeInfo& op) {
   if (isControlFlow(op)) return controlFlowWork(op);
+  if (std::optional<OpWork> work = extendedWork(op)) return *work;
   OpWork work;
   const OpFormula* formula = findFormula(op);
   Family family = formula != nullptr ? formula->family : Family::Move;
@@ -571,12 +574,12 @@ OpWork estimateWork(const OpShapeInfo& op) {
   return work;
 }
 
-double rooflineSeconds(const OpWork& work, const RooflineDevice& device) {
-  if (!(device.peak_flops > 0) || !(device.memory_bandwidth > 0)) {
+double rooflineSeconds(const OpWork& work, const RooflineDevice& device, ComputeType type) {
+  const double peak = device.peakFlops(type);
+  if (!(device.peak_flops > 0) || !(peak > 0) || !(device.memory_bandwidth > 0)) {
     return std::numeric_limits<double>::infinity();
   }
-  return std::max(work.flops / device.peak_flops,
-                  (work.bytes_read + work.bytes_written) / device.memory_bandwidth);
+  return std::max(work.flops / peak, (work.bytes_read + work.bytes_written) / device.memory_bandwidth);
 }
 
 }  // namespace placer

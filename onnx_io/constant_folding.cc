@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "onnx_io/fold_elementwise.h"
+#include "onnx_io/op_inference.h"
 
 namespace placer {
 
@@ -737,7 +738,7 @@ std::optional<std::vector<std::int64_t>> attributeInts(const onnx::NodeProto& no
 }
 
 bool foldableOp(const onnx::NodeProto& node) {
-  if (!(node.domain().empty() || node.domain() == "ai.onnx")) return false;
+  if (!(node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == kOwnInferenceDomain)) return false;
   const std::string& op = node.op_type();
   return among(op, kBinary) || among(op, kUnary) || among(op, kReduce) || among(op, kOther);
 }

@@ -66,6 +66,9 @@ struct OnnxNode {
   std::vector<int> outputs;  // tensor indices; -1 for an omitted optional output
   std::map<std::string, std::vector<std::int64_t>> int_attributes;
   std::map<std::string, double> float_attributes;
+  // Small integer inputs whose values are constant (at most 16 elements, by input position): what
+  // a cost formula may read, e.g. GroupQueryAttention's total_sequence_length or DFT's axis.
+  std::map<int, std::vector<std::int64_t>> constant_inputs;
   std::vector<int> folded;  // onnx indices of constant producers folded into this node
   int subgraph_nodes = 0;   // nodes inside If/Loop/Scan bodies (the node is placed as one opaque unit)
   std::vector<OnnxSubgraph> subgraphs;  // the bodies of If/Loop/Scan (empty for other operators)

@@ -18,6 +18,7 @@
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
+#include "tools/calibrate_command.h"
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
@@ -32,6 +33,8 @@ const char* kMainHelp = R"(onnx-placer: place the operators of a DNN graph on ac
 Usage:
   onnx-placer place MODEL.onnx [options]          optimal pipelined placement of an ONNX model
   onnx-placer inspect MODEL.onnx [options]        operators, weights, FLOPs, shapes of a model
+  onnx-placer calibrate MODEL.onnx --profile TRACE.json -o SPEC.json [options]
+                                                  fit a device specification to measured times
   onnx-placer export-workload MODEL.onnx [options]
                                                   the model's placement problem as a workload
   onnx-placer partition WORKLOAD.json [options]   optimal pipelined placement of a workload
@@ -372,6 +375,7 @@ std::vector<Command> commands() {
           {"evaluate", kEvaluateHelp, evaluate, runEvaluate},
           {"place", kPlaceHelp, placeOptions(), runPlace},
           {"inspect", kInspectHelp, inspectOptions(), runInspect},
+          {"calibrate", kCalibrateHelp, calibrateOptions(), runCalibrate},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",
            kGenerateHelp,

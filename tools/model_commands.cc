@@ -13,6 +13,7 @@
 #include "core/evaluate.h"
 #include "cost_model/cost_model.h"
 #include "cost_model/cost_sources.h"
+#include "cost_model/fidelity.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/onnx_model.h"
@@ -96,10 +97,13 @@ const char* const kInspectHelp = R"(Usage: onnx-placer inspect MODEL.onnx [optio
 
 Prints what onnx-placer sees in a model: operators, op-type histogram, weights (and those several
 operators read), FLOPs and multiply-accumulates (roofline formulas), tensors without a static shape,
-loader warnings; and what the operators cost on the devices: the time per sample of the whole model
-on one accelerator and on one CPU core, the overheads the device specification adds (per operator,
-per boundary tensor), where the times come from (profile, plugin, roofline: how many operators each
-gives times to, and which operators mix two sources).
+loader warnings; how faithful the costs are: per op type, how many operators an exact formula
+costs, how many take measured times (profile, plugin) and how many fall back to one FLOP per output
+element (a warning with counts when any do), and which nodes constant folding evaluated (they are
+constants, not operators); and what the operators cost on the devices: the time per sample of the
+whole model on one accelerator and on one CPU core, the overheads the device specification adds (per
+operator, per boundary tensor), where the times come from (profile, plugin, roofline: how many
+operators each gives times to, and which operators mix two sources).
 
 Options:
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
@@ -126,14 +130,6 @@ Weights several operators read are written under "sharedWeights" (held once by e
 runs one of their readers); with --shared-weights colocate their readers share a colorClass.
 )";
 
-namespace {
-
-const std::vector<OptionSpec> kModelOptions{
-    {"devices", true},     {"accelerators", true},  {"cpus", true},
-    {"memory", true},      {"dim", true, true},     {"cost-profile", true, true},
-    {"cost-plugin", true}, {"quiet", false},        {"help", false},
-    {"output", true},      {"shared-weights", true}};
-
 Expected<DeviceSpec> resolveDevices(const Args& args) {
   auto it = args.values.find("devices");
   if (it == args.values.end()) return devicePreset(kDefaultDevicePreset);
@@ -159,6 +155,14 @@ std::optional<std::string> parseLoadOptions(const Args& args, LoadOptions& optio
   }
   return std::nullopt;
 }
+
+namespace {
+
+const std::vector<OptionSpec> kModelOptions{
+    {"devices", true},     {"accelerators", true},  {"cpus", true},
+    {"memory", true},      {"dim", true, true},     {"cost-profile", true, true},
+    {"cost-plugin", true}, {"quiet", false},        {"help", false},
+    {"output", true},      {"shared-weights", true}};
 
 // --accelerators, --cpus, --memory applied to a device specification.
 std::optional<std::string> applyCounts(const Args& args, DeviceSpec& spec) {
@@ -264,6 +268,11 @@ int runPlace(const Args& args) {
   if (int rc = loadAndAnnotate(args, "place", model); rc != kOk) return rc;
   if (stop.load()) return fail(interrupted("interrupted"));
   const bool quiet = args.flags.count("quiet") > 0;
+  if (!quiet) {
+    const CostFidelity fidelity = costFidelity(model.graph, model.annotation);
+    say("costs: ", fidelity.summary());
+    if (auto w = fidelity.warning()) say("warning: ", *w);
+  }
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -372,6 +381,27 @@ nlohmann::ordered_json costSummary(const LoadedModel& model) {
   return out;
 }
 
+// Per op type, how its operators were costed ("Conv 2", "MatMulNBits (com.microsoft) 8",
+// "Foo 3 fallback"), then the op types constant folding evaluated.
+void printFidelityByOpType(const CostFidelity& fidelity) {
+  std::printf("costed      ");
+  for (const OpTypeFidelity& e : fidelity.op_types) {
+    if (e.formula + e.measured + e.fallback == 0) continue;
+    std::printf(" %s%s", printable(e.op_type).c_str(), e.domain.empty() ? "" : ("(" + printable(e.domain) + ")").c_str());
+    if (e.formula > 0) std::printf(" %d", e.formula);
+    if (e.measured > 0) std::printf(" %d measured", e.measured);
+    if (e.fallback > 0) std::printf(" %d fallback", e.fallback);
+    std::printf(";");
+  }
+  std::printf("\n");
+  if (fidelity.folded_nodes == 0) return;
+  std::printf("folded      ");
+  for (const OpTypeFidelity& e : fidelity.op_types) {
+    if (e.folded > 0) std::printf(" %s:%d", printable(e.op_type).c_str(), e.folded);
+  }
+  std::printf("\n");
+}
+
 std::string microseconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
@@ -386,14 +416,13 @@ int runInspect(const Args& args) {
   const OnnxGraph* graph = &model.graph;
   std::map<std::string, int> histogram;
   double flops = 0, macs = 0, weights = 0, weight_count = 0;
-  int estimated_fallbacks = 0;
   for (int v = 0; v < static_cast<int>(graph->nodes.size()); ++v) {
     ++histogram[graph->nodes[v].op_type];
     const OpWork work = estimateWork(shapeInfo(*graph, v));
     flops += work.flops;
     macs += work.macs;
-    if (!work.estimated) ++estimated_fallbacks;
   }
+  const CostFidelity fidelity = costFidelity(*graph, model.annotation);
   std::vector<std::string> unknown;
   for (const TensorInfo& t : graph->tensors) {
     if (t.is_weight && !t.consumers.empty()) {
@@ -420,8 +449,9 @@ int runInspect(const Args& args) {
   out["shared_weights"] = {{"tensors", shared.size()}, {"bytes", shared_bytes}};
   out["flops"] = flops;
   out["macs"] = macs;
-  out["operators_without_exact_cost"] = estimated_fallbacks;
+  out["operators_without_exact_cost"] = fidelity.fallback;
   out["tensors_without_static_shape"] = unknown;
+  out["fidelity"] = toJson(fidelity);
   out["costs"] = costs;
   out["warnings"] = graph->warnings;
   for (const std::string& w : model.annotation.warnings)
@@ -446,8 +476,8 @@ int runInspect(const Args& args) {
   for (const auto& [op, count] : histogram)
     std::printf(" %s:%d", op.c_str(), count);
   std::printf("\n");
-  if (estimated_fallbacks > 0)
-    std::printf("fallback     %d operator(s) without an exact cost formula\n", estimated_fallbacks);
+  std::printf("fidelity     %s\n", fidelity.summary().c_str());
+  printFidelityByOpType(fidelity);
   std::printf("unknown      %zu tensor(s) without a static shape\n", unknown.size());
   const DeviceSpec& d = model.devices;
   std::printf("devices      %s: %d accelerator(s), %d CPU core(s)\n", d.name.c_str(), d.accelerators.count,
@@ -482,6 +512,7 @@ int runInspect(const Args& args) {
     std::printf("warning      %s\n", printable(w).c_str());
   for (const std::string& w : model.annotation.warnings)
     std::printf("warning      %s\n", printable(w).c_str());
+  if (auto w = fidelity.warning()) std::printf("warning      %s\n", printable(*w).c_str());
   return kOk;
 }
 

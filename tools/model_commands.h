@@ -1,8 +1,13 @@
-// The commands that read ONNX models: place, inspect, export-workload.
+// The commands that read ONNX models: place, inspect, export-workload (and calibrate, in
+// calibrate_command.h, which shares the model and device options).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "cost_model/device_spec.h"
+#include "onnx_io/onnx_model.h"
 #include "tools/cli_common.h"
 
 namespace placer::cli {
@@ -18,5 +23,10 @@ std::vector<OptionSpec> exportWorkloadOptions();
 int runPlace(const Args& args);
 int runInspect(const Args& args);
 int runExportWorkload(const Args& args);
+
+// --devices FILE|PRESET (default: kDefaultDevicePreset).
+Expected<DeviceSpec> resolveDevices(const Args& args);
+// --dim NAME=VALUE options into `options`; a usage error's text otherwise.
+std::optional<std::string> parseLoadOptions(const Args& args, LoadOptions& options);
 
 }  // namespace placer::cli

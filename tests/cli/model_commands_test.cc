@@ -39,6 +39,68 @@ TEST_F(CliTest, InspectReportsOperatorsWeightsAndFlops) {
   EXPECT_NE(r.out.find("0 tensor(s) without a static shape"), std::string::npos) << r.out;
 }
 
+// Issue 10: inspect says per op type how each operator was costed and what constant folding
+// evaluated; place repeats the summary; an operator on the fallback cost is a warning with counts.
+TEST_F(CliTest, InspectAndPlaceTellHowEachOperatorWasCosted) {
+  const std::string mask = dataPath("fidelity/mask_range_where.onnx").string();
+  RunResult r = run({"inspect", mask, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json fidelity = json::parse(r.out)["fidelity"];
+  EXPECT_EQ(fidelity["operators"], 20);
+  EXPECT_EQ(fidelity["formula"], 20);
+  EXPECT_EQ(fidelity["fallback"], 0);
+  EXPECT_GE(fidelity["folded_nodes"].get<int>(), 40) << "the mask's Shape/Range/Where arithmetic";
+  bool range_folded = false;
+  for (const auto& e : fidelity["op_types"])
+    range_folded = range_folded || (e["op_type"] == "Range" && e["folded"] == 1 && e["formula"] == 0);
+  EXPECT_TRUE(range_folded) << fidelity.dump();
+  r = run({"inspect", mask});
+  EXPECT_NE(r.out.find("fidelity     20 operators: 20 by exact formula, 0 measured, 0 on the fallback cost"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("folded       "), std::string::npos) << r.out;
+
+  // A com.example operator has no formula: a warning naming it, in inspect and in place.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* custom = m.add_opset_import();
+  custom->set_domain("com.example");
+  custom->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  for (const char* name : {"x", "z"}) {
+    auto* info = std::string(name) == "x" ? g->add_input() : g->add_output();
+    info->set_name(name);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+    for (int d : {2, 3})
+      info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("x");
+  relu->add_output("y");
+  auto* foo = g->add_node();
+  foo->set_op_type("Foo");
+  foo->set_domain("com.example");
+  foo->add_input("y");
+  foo->add_output("z");
+  auto* vi = g->add_value_info();
+  vi->set_name("y");
+  *vi->mutable_type() = g->input(0).type();
+  const std::string path = (work_ / "custom.onnx").string();
+  spit(path, m.SerializeAsString());
+  r = run({"inspect", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 operators: 1 by exact formula, 0 measured, 1 on the fallback cost"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 operator(s) on the fallback cost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Foo (com.example) x1"), std::string::npos) << r.out;
+  r = run({"place", path, "--accelerators", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("costs: 2 operators: 1 by exact formula"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: 1 operator(s) on the fallback cost"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, PlaceReportsEveryStage) {
   const std::string report = (work_ / "report.json").string();
   RunResult r =

@@ -139,6 +139,10 @@ TEST(DeviceSpec, JsonRoundTrip) {
   overheads.accelerators.boundary_overhead = 1.0 / 7.0;
   overheads.cpus = {2, 1e10, 2e10, 3e-6, 2e-5, 5e9};
   specs.push_back(overheads);
+  DeviceSpec typed = overheads;
+  typed.accelerators.peak_flops_by_type = {{ComputeType::FP16, 1.0 / 3.0}, {ComputeType::INT4, 7e15}};
+  typed.cpus.peak_flops_by_type = {{ComputeType::INT8, 2.5e10}};
+  specs.push_back(typed);
   for (const DeviceSpec& spec : specs) {
     std::string text = deviceSpecToJson(spec).dump(2);
     auto back = parseDeviceSpec(text, "round-trip.json");
@@ -152,8 +156,42 @@ TEST(DeviceSpec, JsonRoundTrip) {
     keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"name", "accelerators", "cpus", "link"}));
   EXPECT_EQ(json["accelerators"].size(), 6u);
-  EXPECT_EQ(json["cpus"].size(), 6u);
   EXPECT_EQ(json["link"].size(), 2u);
+  // peak_flops_by_type only when it has entries, right after peak_flops.
+  auto with_types = deviceSpecToJson(typed);
+  std::vector<std::string> cpu_keys;
+  for (const auto& [key, value] : with_types["cpus"].items())
+    cpu_keys.push_back(key);
+  EXPECT_EQ(cpu_keys,
+            (std::vector<std::string>{"count", "peak_flops", "peak_flops_by_type", "memory_bandwidth",
+                                      "op_overhead", "boundary_overhead", "boundary_bandwidth"}));
+  EXPECT_EQ(with_types["accelerators"]["peak_flops_by_type"].dump(),
+            R"({"fp16":0.3333333333333333,"int4":7e+15})");
+  EXPECT_FALSE(deviceSpecToJson(odd)["accelerators"].contains("peak_flops_by_type"));
+}
+
+// Per-format peak rates (cost_model/README.md, "Compute types"): optional, read into a map keyed by
+// ComputeType; a format without an entry is absent (it runs at peak_flops).
+TEST(DeviceSpec, PeakFlopsByTypeIsOptionalAndKeyedByFormat) {
+  auto plain = parseDeviceSpec(kValid, "d.json");
+  ASSERT_TRUE(plain) << plain.status().message();
+  EXPECT_TRUE(plain->accelerators.peak_flops_by_type.empty());
+  EXPECT_TRUE(plain->cpus.peak_flops_by_type.empty());
+
+  auto spec = parseDeviceSpec(R"({
+    "accelerators": {"count": 1, "memory": 1e9, "peak_flops": 1e13,
+                     "peak_flops_by_type": {"tf32": 1e14, "fp16": 2e14, "bf16": 2e14, "fp8": 4e14, "int8": 4e14,
+                                            "int4": 8e14},
+                     "memory_bandwidth": 1e12},
+    "cpus": {"count": 1, "peak_flops": 1e11, "peak_flops_by_type": {"int8": 4e11}, "memory_bandwidth": 1e10},
+    "link": {"bandwidth": 1e10}})",
+                              "t.json");
+  ASSERT_TRUE(spec) << spec.status().message();
+  const PeakFlopsByType want = {{ComputeType::TF32, 1e14}, {ComputeType::FP16, 2e14},
+                                {ComputeType::BF16, 2e14}, {ComputeType::FP8, 4e14},
+                                {ComputeType::INT8, 4e14}, {ComputeType::INT4, 8e14}};
+  EXPECT_EQ(spec->accelerators.peak_flops_by_type, want);
+  EXPECT_EQ(spec->cpus.peak_flops_by_type, (PeakFlopsByType{{ComputeType::INT8, 4e11}}));
 }
 
 TEST(DeviceSpecPresets, NamesAreSortedAndIncludeTheDefault) {
@@ -190,6 +228,17 @@ TEST(DeviceSpecPresets, FiguresAreTheDatasheetOnes) {
   EXPECT_EQ(a100->accelerators.memory_bandwidth, 1555e9);
   EXPECT_EQ(a100->link.bandwidth, 25e9);
 
+  // Per-format rates: tensor-core datasheet figures, dense (cost_model/presets/*.json cite them).
+  EXPECT_EQ(v100->accelerators.peak_flops_by_type,
+            (PeakFlopsByType{{ComputeType::FP16, 112e12}, {ComputeType::INT8, 56e12}}));
+  EXPECT_EQ(dgx1->accelerators.peak_flops_by_type,
+            (PeakFlopsByType{{ComputeType::FP16, 125e12}, {ComputeType::INT8, 62.8e12}}));
+  EXPECT_EQ(a100->accelerators.peak_flops_by_type, (PeakFlopsByType{{ComputeType::TF32, 156e12},
+                                                                    {ComputeType::FP16, 312e12},
+                                                                    {ComputeType::BF16, 312e12},
+                                                                    {ComputeType::INT8, 624e12},
+                                                                    {ComputeType::INT4, 1248e12}}));
+
   auto cpu = devicePreset("cpu-only-8");
   ASSERT_TRUE(cpu) << cpu.status().message();
   EXPECT_EQ(cpu->deviceSet().accelerators, 0);
@@ -203,6 +252,9 @@ TEST(DeviceSpecPresets, FiguresAreTheDatasheetOnes) {
     EXPECT_LE(spec->cpus.peak_flops, 100e9) << name;
     EXPECT_GE(spec->cpus.memory_bandwidth, 10e9) << name;
     EXPECT_LE(spec->cpus.memory_bandwidth, 20e9) << name;
+    // No VNNI on these cores: int8 at the FP32 rate (an estimate, in each preset's comment).
+    EXPECT_EQ(spec->cpus.peak_flops_by_type, (PeakFlopsByType{{ComputeType::INT8, spec->cpus.peak_flops}}))
+        << name;
   }
 }
 
@@ -369,6 +421,32 @@ std::vector<BadSpec> badSpecs() {
        edited(R"("count": 1, "peak_flops": 5.0e10)", R"("count": 0, "peak_flops": -1)"),
        {"d.json: cpus.peak_flops must not be negative", "(got -1)"}},
       {"NoDevices", R"({"accelerators": {"count": 0}, "cpus": {"count": 0}})", {"d.json: no devices"}},
+      {"TypedPeaksNotObject",
+       edited(R"("peak_flops": 1.4e13, )", R"("peak_flops": 1.4e13, "peak_flops_by_type": [1], )"),
+       {"d.json: accelerators.peak_flops_by_type must be an object", "got array"}},
+      {"TypedPeakFp32",
+       edited(R"("peak_flops": 1.4e13, )", R"("peak_flops": 1.4e13, "peak_flops_by_type": {"fp32": 1e13}, )"),
+       {"d.json: accelerators.peak_flops_by_type.fp32: not allowed",
+        "the float32 rate is accelerators.peak_flops"}},
+      {"TypedPeakUnknownKey",
+       edited(R"("peak_flops": 5.0e10, )", R"("peak_flops": 5.0e10, "peak_flops_by_type": {"fp61": 1e11}, )"),
+       {"d.json: cpus.peak_flops_by_type.fp61: unknown field", "did you mean \"fp16\"",
+        "known fields: tf32, fp16, bf16, fp8, int8, int4"}},
+      {"TypedPeakZero",
+       edited(R"("peak_flops": 1.4e13, )", R"("peak_flops": 1.4e13, "peak_flops_by_type": {"int8": 0}, )"),
+       {"d.json: accelerators.peak_flops_by_type.int8 must be a finite number > 0", "(got 0)"}},
+      {"TypedPeakNegative",
+       edited(R"("peak_flops": 5.0e10, )",
+              R"("peak_flops": 5.0e10, "peak_flops_by_type": {"int8": -2e11}, )"),
+       {"d.json: cpus.peak_flops_by_type.int8 must be a finite number > 0", "(got -200000000000.0)"}},
+      {"TypedPeakNotNumber",
+       edited(R"("peak_flops": 1.4e13, )",
+              R"("peak_flops": 1.4e13, "peak_flops_by_type": {"fp16": "fast"}, )"),
+       {"d.json: accelerators.peak_flops_by_type.fp16 must be a number", "got string"}},
+      {"TypedPeakDuplicate",
+       edited(R"("peak_flops": 1.4e13, )",
+              R"("peak_flops": 1.4e13, "peak_flops_by_type": {"fp16": 1e14, "fp16": 2e14}, )"),
+       {"d.json: accelerators.peak_flops_by_type.fp16: duplicate field"}},
   };
 }
 

@@ -326,13 +326,18 @@ TEST(RooflineFallback, Domains) {
   OpShapeInfo relu = makeOp("Relu", {Shape{5}}, {Shape{5}});
   relu.domain = "ai.onnx";
   EXPECT_TRUE(estimateWork(relu).estimated);
-  // A contrib op with a default-domain name is not assumed to mean the same thing.
-  OpShapeInfo contrib = makeOp("Gelu", {Shape{5}}, {Shape{5}});
-  contrib.domain = "com.microsoft";
-  OpWork work = estimateWork(contrib);
+  // An op of another domain with a default-domain name is not assumed to mean the same thing.
+  OpShapeInfo other = makeOp("Relu", {Shape{5}}, {Shape{5}});
+  other.domain = "com.example";
+  OpWork work = estimateWork(other);
   EXPECT_DOUBLE_EQ(work.flops, 5);
   EXPECT_FALSE(work.estimated);
-  EXPECT_EQ(work.note, "no formula for Gelu (domain com.microsoft)");
+  EXPECT_EQ(work.note, "no formula for Relu (domain com.example)");
+  // ONNX Runtime's contrib Gelu has its own formula (cost_model/extended_work.h): 4 per element.
+  OpShapeInfo contrib = makeOp("Gelu", {Shape{5}}, {Shape{5}});
+  contrib.domain = "com.microsoft";
+  EXPECT_TRUE(estimateWork(contrib).estimated);
+  EXPECT_DOUBLE_EQ(estimateWork(contrib).flops, 20);
 }
 
 TEST(RooflineFallback, MissingOutputShape) {

@@ -4,18 +4,22 @@
 #
 # usage: ort_test.sh PATH/TO/onnx-placer PATH/TO/tests/data/models
 #        ort_test.sh PATH/TO/onnx-placer --defaults MODEL.onnx...
+#        ort_test.sh PATH/TO/onnx-placer --each MODEL.onnx...
 #
 # For every model and K accelerators, runs `onnx-placer place` and then
 # run_stages.mjs, which runs the original model, the annotated model (with and
 # without session.layer_assignment_settings) and the stage sub-models in ORT
 # and compares the outputs. With --defaults, each given model is placed once
 # with place's default options (devices, algorithm, time limit), as a user
-# would. Fails (exit 1) if ONNX Runtime is not installed or any model fails.
+# would. With --each, each given model is placed on 2 and 3 accelerators. Fails
+# (exit 1) if ONNX Runtime is not installed or any model fails.
 set -u
 
-if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ $# -ne 2 ]; } || { [ "$2" = --defaults ] && [ $# -lt 3 ]; }; then
+if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ $# -ne 2 ]; } ||
+   { { [ "$2" = --defaults ] || [ "$2" = --each ]; } && [ $# -lt 3 ]; }; then
   echo "usage: $0 ONNX_PLACER MODELS_DIR" >&2
   echo "       $0 ONNX_PLACER --defaults MODEL.onnx..." >&2
+  echo "       $0 ONNX_PLACER --each MODEL.onnx..." >&2
   exit 2
 fi
 cli=$1
@@ -86,6 +90,15 @@ if [ "$models" = --defaults ]; then
   shift 2
   for model in "$@"; do
     check "$model" ""
+  done
+  report
+fi
+if [ "$models" = --each ]; then
+  shift 2
+  for model in "$@"; do
+    for k in 2 3; do
+      check "$model" "$k"
+    done
   done
   report
 fi

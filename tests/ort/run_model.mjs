@@ -1,6 +1,6 @@
 // Runs ONNX models once in ONNX Runtime (CPU) on deterministic random inputs.
 //
-// usage: node run_model.mjs [--int-range N] [--allow-nan] MODEL.onnx...
+// usage: node run_model.mjs [--int-range N] [--allow-nan] [--profile DIR [--runs N]] MODEL.onnx...
 //
 // Every graph input gets a tensor of its declared element type and shape;
 // symbolic or unknown dimensions become 1. Values come from a fixed-seed
@@ -16,16 +16,25 @@
 // (sum and sum of absolute values over the elements, float16 decoded), and the number
 // of non-finite elements. Exits 1 if a model fails to load or run, or (without
 // --allow-nan) if an output holds a NaN; 2 on bad usage.
+//
+// With --profile DIR, each model runs --runs times (default 10) with ONNX Runtime's profiler on, on one
+// thread (intra- and inter-op), sequentially, with the basic graph optimisations (constant folding
+// and redundant-node elimination, which keep the nodes' names), and the trace is written to
+// DIR/<model file name without .onnx>.json: what `onnx-placer calibrate --profile` reads.
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 
 function usage() {
-  console.error('usage: node run_model.mjs [--int-range N] [--allow-nan] MODEL.onnx...');
+  console.error('usage: node run_model.mjs [--int-range N] [--allow-nan] [--profile DIR [--runs N]] MODEL.onnx...');
   process.exit(2);
 }
 
 let intRange = 2;
 let allowNaN = false;
+let profileDir = null;
+let runs = 1;
 const models = [];
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; ++i) {
@@ -34,6 +43,13 @@ for (let i = 0; i < args.length; ++i) {
     if (!Number.isInteger(intRange) || intRange < 1) usage();
   } else if (args[i] === '--allow-nan') {
     allowNaN = true;
+  } else if (args[i] === '--profile') {
+    profileDir = args[++i];
+    if (!profileDir) usage();
+    if (runs === 1) runs = 10;
+  } else if (args[i] === '--runs') {
+    runs = Number(args[++i]);
+    if (!Number.isInteger(runs) || runs < 1) usage();
   } else if (args[i].startsWith('--')) {
     usage();
   } else {
@@ -150,12 +166,32 @@ function summary(tensor) {
 let failed = false;
 for (const file of models) {
   try {
-    const session = await ort.InferenceSession.create(file, { logSeverityLevel: 3 });
+    const stem = path.basename(file).replace(/\.onnx$/, '');
+    const options = { logSeverityLevel: 3 };
+    if (profileDir) {
+      Object.assign(options, {
+        enableProfiling: true,
+        profileFilePrefix: path.join(profileDir, `${stem}.profile`),
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+        graphOptimizationLevel: 'basic',
+      });
+    }
+    const session = await ort.InferenceSession.create(file, options);
     const feeds = {};
     session.inputMetadata.forEach((meta, i) => {
       feeds[meta.name] = makeTensor(meta, i);
     });
-    const results = await session.run(feeds);
+    let results;
+    for (let r = 0; r < runs; ++r) results = await session.run(feeds);
+    if (profileDir) {
+      session.endProfiling();
+      // ONNX Runtime names the trace <prefix>_<date and time>.json.
+      const written = fs.readdirSync(profileDir).filter((f) => f.startsWith(`${stem}.profile_`) && f.endsWith('.json'));
+      if (written.length !== 1) throw new Error(`expected one profile for ${stem} in ${profileDir}, found ${written.length}`);
+      fs.renameSync(path.join(profileDir, written[0]), path.join(profileDir, `${stem}.json`));
+    }
     console.log(`OK ${file}`);
     for (const name of session.outputNames) {
       const t = results[name];

@@ -72,6 +72,10 @@ function concreteShape(shape) {
   return (shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
 }
 
+// Integer inputs take values below this (ORT_INT_RANGE, default 100): token ids, positions and
+// segment ids must index tables that small fixtures keep small.
+const intRange = Number(process.env.ORT_INT_RANGE ?? 100);
+
 function makeTensor(meta, variant = 0) {
   if (!meta.isTensor) die(`graph input ${meta.name} is not a tensor`);
   const shape = concreteShape(meta.shape);
@@ -83,9 +87,9 @@ function makeTensor(meta, variant = 0) {
     case 'float64':
       return new ort.Tensor('float64', Float64Array.from({ length: n }, (_, i) => floatAt(i)), shape);
     case 'int64':
-      return new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt((i + variant * 13) % 100)), shape);
+      return new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt((i + variant * 13) % intRange)), shape);
     case 'int32':
-      return new ort.Tensor('int32', Int32Array.from({ length: n }, (_, i) => (i + variant * 13) % 100), shape);
+      return new ort.Tensor('int32', Int32Array.from({ length: n }, (_, i) => (i + variant * 13) % intRange), shape);
     case 'int8':
       return new ort.Tensor('int8', Int8Array.from({ length: n }, (_, i) => i % 100), shape);
     case 'uint8':
