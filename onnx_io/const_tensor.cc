@@ -133,11 +133,14 @@ bool fitsType(int type, std::int64_t v) {
 }
 
 std::optional<double> roundToType(int type, double v) {
+  // Beyond float32's range a conversion is undefined behaviour in C++, and a runtime would give
+  // infinity: such a value is not folded. (float16 and bfloat16 go through float32 or saturate.)
+  const bool beyond_float = std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max();
   switch (type) {
     case TP::DOUBLE: return v;
-    case TP::FLOAT: return static_cast<double>(static_cast<float>(v));
+    case TP::FLOAT: return beyond_float ? std::nullopt : std::optional<double>(static_cast<float>(v));
     case TP::FLOAT16: return halfToDouble(doubleToHalf(v));
-    case TP::BFLOAT16: return bfloatToDouble(doubleToBfloat(v));
+    case TP::BFLOAT16: return beyond_float ? std::nullopt : std::optional<double>(bfloatToDouble(doubleToBfloat(v)));
     default: break;
   }
   if (!std::isfinite(v) || v != std::trunc(v) || std::fabs(v) >= 9.2e18) return std::nullopt;

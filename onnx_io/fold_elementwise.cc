@@ -250,7 +250,8 @@ std::optional<ConstTensor> cast(const ConstTensor& x, int type) {
     } else if (out.floating()) {
       if (!pushReal(out, x.floating() ? x.reals[i] : static_cast<double>(x.ints[i]))) return std::nullopt;
       // An int64 beyond 2^53 converts with one rounding in a runtime; through double it may round twice.
-      if (!x.floating() && std::llabs(x.ints[i]) > (std::int64_t{1} << 53)) return std::nullopt;
+      constexpr std::int64_t kExact = std::int64_t{1} << 53;
+      if (!x.floating() && (x.ints[i] > kExact || x.ints[i] < -kExact)) return std::nullopt;
     } else if (x.floating()) {
       const double v = std::trunc(x.reals[i]);
       if (!std::isfinite(v) || std::fabs(v) >= 9.2e18 || !pushInt(out, static_cast<std::int64_t>(v)))
@@ -276,7 +277,9 @@ std::optional<ConstTensor> range(const ConstTensor& start, const ConstTensor& li
     double v = s;
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {  // accumulated in the type
       out.reals.push_back(v);
-      v = *roundToType(out.type, v + d);
+      const std::optional<double> next = roundToType(out.type, v + d);
+      if (!next) return std::nullopt;
+      v = *next;
     }
   } else {
     const std::int64_t s = start.ints[0], l = limit.ints[0], d = delta.ints[0];
@@ -310,7 +313,9 @@ std::optional<ConstTensor> cumSum(const ConstTensor& x, std::int64_t axis, bool 
       const std::size_t i = base + (reverse ? length - 1 - k : k) * stride;
       if (x.floating()) {
         if (exclusive) out.reals[i] = real_sum;
-        real_sum = *roundToType(x.type, real_sum + x.reals[i]);
+        const std::optional<double> sum = roundToType(x.type, real_sum + x.reals[i]);
+        if (!sum) return std::nullopt;
+        real_sum = *sum;
         if (!exclusive) out.reals[i] = real_sum;
       } else {
         if (exclusive) out.ints[i] = int_sum;

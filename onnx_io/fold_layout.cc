@@ -408,12 +408,19 @@ Values Evaluator::scatterND() {
       if (out.floating()) {
         double& v = out.reals[to];
         const double u = updates->reals[from];
-        if (reduction == "none") v = u;
-        else if (reduction == "add") v = *roundToType(out.type, v + u);
-        else if (reduction == "mul") v = *roundToType(out.type, v * u);
-        else if (reduction == "max") v = std::max(v, u);
-        else if (reduction == "min") v = std::min(v, u);
-        else return std::nullopt;
+        if (reduction == "none") {
+          v = u;
+        } else if (reduction == "add" || reduction == "mul") {
+          const std::optional<double> r = roundToType(out.type, reduction == "add" ? v + u : v * u);
+          if (!r) return std::nullopt;
+          v = *r;
+        } else if (reduction == "max") {
+          v = std::max(v, u);
+        } else if (reduction == "min") {
+          v = std::min(v, u);
+        } else {
+          return std::nullopt;
+        }
       } else {
         std::int64_t& v = out.ints[to];
         const std::int64_t u = updates->ints[from];
