@@ -5,6 +5,7 @@
 # usage: ort_test.sh PATH/TO/onnx-placer PATH/TO/tests/data/models
 #        ort_test.sh PATH/TO/onnx-placer --defaults MODEL.onnx...
 #        ort_test.sh PATH/TO/onnx-placer --each MODEL.onnx...
+#        ort_test.sh PATH/TO/onnx-placer --with "PLACE OPTIONS" MODEL.onnx...
 #
 # For every model and K accelerators, runs `onnx-placer place` and then
 # run_stages.mjs, which runs the original model, the annotated model (with and
@@ -15,11 +16,12 @@
 # (exit 1) if ONNX Runtime is not installed or any model fails.
 set -u
 
-if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ $# -ne 2 ]; } ||
-   { { [ "$2" = --defaults ] || [ "$2" = --each ]; } && [ $# -lt 3 ]; }; then
+if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ "$2" != --with ] && [ $# -ne 2 ]; } ||
+   { { [ "$2" = --defaults ] || [ "$2" = --each ]; } && [ $# -lt 3 ]; } || { [ "$2" = --with ] && [ $# -lt 4 ]; }; then
   echo "usage: $0 ONNX_PLACER MODELS_DIR" >&2
   echo "       $0 ONNX_PLACER --defaults MODEL.onnx..." >&2
   echo "       $0 ONNX_PLACER --each MODEL.onnx..." >&2
+  echo "       $0 ONNX_PLACER --with \"PLACE OPTIONS\" MODEL.onnx..." >&2
   exit 2
 fi
 cli=$1
@@ -98,6 +100,19 @@ if [ "$models" = --each ]; then
   for model in "$@"; do
     for k in 2 3; do
       check "$model" "$k"
+    done
+  done
+  report
+fi
+# --with "OPTIONS" MODEL...: each model on 2 and 3 accelerators with the extra place options
+# (word-split), e.g. --cpus 0 --memory N to split a model too small to be worth splitting.
+if [ "$models" = --with ]; then
+  options=$3
+  shift 3
+  for model in "$@"; do
+    for k in 2 3; do
+      # shellcheck disable=SC2086
+      check "$model" "$k" $options
     done
   done
   report
