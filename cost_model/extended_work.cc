@@ -191,7 +191,8 @@ OpWork dft(const OpShapeInfo& op) {
     return work;
   }
   const auto rank = static_cast<std::int64_t>(x->size());
-  std::int64_t axis = constantInput(op, 2).value_or(intAttribute(op, "axis", op.inputs.size() > 2 ? -2 : 1));
+  // DFT-20's axis input (the loader gives an omitted one its default, -2), else DFT-17's attribute.
+  std::int64_t axis = constantInput(op, 2).value_or(intAttribute(op, "axis", 1));
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank - 1) {
     approximate(work, "DFT: axis out of range");

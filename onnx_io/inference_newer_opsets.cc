@@ -201,14 +201,15 @@ Types pool(const onnx::NodeProto& node, const NodeInputs& in) {
   return one(x->element_type, out);
 }
 
-// DFT-20: dft_length (input 1) and axis (input 2, default -2); the last dim becomes 2 (complex).
-Types dft(const onnx::NodeProto& node, const NodeInputs& in) {
+// DFT: dft_length (input 1) and, from opset 20, axis (input 2, default -2; before, an attribute,
+// default 1); the last dim becomes 2 (complex).
+Types dft(const onnx::NodeProto& node, std::int64_t opset, const NodeInputs& in) {
   const TensorType* x = in.type(0);
   if (x == nullptr) return std::nullopt;
   if (!x->shape || x->shape->size() < 2) return one(x->element_type, std::nullopt);
   const auto rank = static_cast<std::int64_t>(x->shape->size());
-  std::int64_t axis = -2;
-  if (node.input_size() > 2 && !node.input(2).empty()) {
+  std::int64_t axis = opset >= 20 ? -2 : attributeInt(node, "axis", 1);
+  if (opset >= 20 && node.input_size() > 2 && !node.input(2).empty()) {
     auto v = intValues(in.value(2));
     if (!v || v->size() != 1) return one(x->element_type, std::nullopt);
     axis = v->front();
@@ -289,7 +290,7 @@ std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, s
   if (op == "Split") return split(node, in);
   if (op == "Resize") return resize(node, in);
   if (op == "AveragePool" || op == "LpPool" || op == "MaxPool") return pool(node, in);
-  if (op == "DFT") return dft(node, in);
+  if (op == "DFT") return dft(node, opset, in);
   if (op == "Col2Im") return col2im(in);
   if (op == "CenterCropPad") return centerCropPad(node, in);
   if (op == "QuantizeLinear" || op == "DequantizeLinear") return quantize(node, in);
@@ -306,7 +307,6 @@ std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, s
     const Shape *a = in.shape(0), *b = in.shape(1);
     return one(x->element_type, a && b ? broadcast(*a, *b) : std::nullopt);
   }
-  (void)opset;
   return std::nullopt;
 }
 

@@ -362,6 +362,11 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       auto it = small_constants.find(proto.input(i));
       if (it != small_constants.end()) node.constant_inputs[i] = it->second;
     }
+    // DFT-20 moved `axis` from an attribute (default 1) to input 2 (default -2): an omitted one is
+    // given its default here, so the cost formula need not know the opset.
+    if (node.op_type == "DFT" && defaultDomain(proto) && bodies.opset >= 20 && !node.constant_inputs.count(2) &&
+        (proto.input_size() < 3 || proto.input(2).empty()))
+      node.constant_inputs[2] = {-2};
   }
   for (OnnxNode& node : out.nodes) {
     if (node.subgraph_nodes == 0) continue;

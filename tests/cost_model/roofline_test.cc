@@ -504,3 +504,24 @@ TEST(RooflineSeconds, NoComputeOrBandwidthIsInfinite) {
 
 }  // namespace
 }  // namespace placer::testing
+
+namespace placer::testing {
+namespace {
+
+// DFT (cost_model/extended_work.h): a dense DFT of length n per output frequency, 2 real MACs per
+// term for a real input. DFT-20 takes its axis from input 2 (the loader gives an omitted one its
+// default, -2); DFT-17 from its attribute (default 1).
+TEST(ExtendedWork, DftCountsTheTransformedAxis) {
+  OpShapeInfo dft20 = makeOp("DFT", {Shape{1, 4, 16, 1}}, {Shape{1, 4, 9, 2}});
+  dft20.constant_inputs[2] = {-2};
+  EXPECT_DOUBLE_EQ(estimateWork(dft20).macs, 4.0 * 9 * 16 * 2) << "axis -2: 16 terms per frequency";
+  OpShapeInfo dft17 = makeOp("DFT", {Shape{1, 4, 16, 1}}, {Shape{1, 3, 16, 2}});
+  EXPECT_DOUBLE_EQ(estimateWork(dft17).macs, 3.0 * 16 * 4 * 2) << "axis 1: 4 terms per frequency";
+  dft17.outputs[0] = Shape{1, 4, 16, 2};
+  dft17.inputs[0] = Shape{1, 4, 16, 2};  // complex input: 4 real MACs per term
+  EXPECT_DOUBLE_EQ(estimateWork(dft17).macs, 4.0 * 16 * 4 * 4);
+  EXPECT_TRUE(estimateWork(dft17).estimated);
+}
+
+}  // namespace
+}  // namespace placer::testing
