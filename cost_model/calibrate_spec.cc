@@ -110,7 +110,7 @@ Expected<Calibration> calibrate(const OnnxGraph& graph, const DeviceSpec& datash
       const OpWork work = estimateWork(info);
       const PeakFlopsByType& peaks = cpu ? datasheet.cpus.peak_flops_by_type : datasheet.accelerators.peak_flops_by_type;
       samples.push_back({opClass(info), rateType(computeType(info), peaks), work.flops,
-                         work.bytes_read + work.bytes_written, *measured});
+                         work.bytes_read + work.bytes_written, *measured, info.op_type});
     }
     if (static_cast<int>(samples.size()) < kMinSamples) continue;
     const EffectiveRate start = cpu ? EffectiveRate{datasheet.cpus.peak_flops, datasheet.cpus.memory_bandwidth,

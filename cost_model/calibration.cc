@@ -27,7 +27,10 @@ const std::set<std::string_view> kMovement = {
 constexpr OpClass kClasses[] = {OpClass::Matrix, OpClass::Normalization, OpClass::Elementwise,
                                 OpClass::Reduction, OpClass::Movement, OpClass::Any};
 
-// The mean squared log error of `rate` over the samples, plus the squared log error of their total:
+constexpr double kTotalWeight = 4;
+
+// The mean squared log error of `rate` over the samples, plus kTotalWeight times the squared log
+// error of their total:
 // the first ranks every operator by its relative error, the second keeps one large operator (a
 // language model's vocabulary projection) from being outvoted by many small ones.
 double logError(const std::vector<const CalibrationSample*>& samples, const EffectiveRate& rate) {
@@ -40,7 +43,7 @@ double logError(const std::vector<const CalibrationSample*>& samples, const Effe
     measured_total += s->measured;
   }
   const double total = std::log(std::max(predicted_total, 1e-12) / std::max(measured_total, 1e-12));
-  return sum / static_cast<double>(samples.size()) + total * total;
+  return sum / static_cast<double>(samples.size()) + kTotalWeight * total * total;
 }
 
 // Coordinate descent in log space over the three parameters, each step trying a set of factors;
@@ -113,7 +116,12 @@ std::string rateKey(OpClass c, ComputeType t) {
   return std::string(toString(c)) + "/" + std::string(computeTypeName(t));
 }
 
-const EffectiveRate* findRate(const CalibratedRates& rates, OpClass c, ComputeType t) {
+std::string rateKey(const std::string& op_type, ComputeType t) {
+  return op_type + "/" + std::string(computeTypeName(t));
+}
+
+const EffectiveRate* findRate(const CalibratedRates& rates, const std::string& op_type, OpClass c, ComputeType t) {
+  if (auto it = rates.find(rateKey(op_type, t)); !op_type.empty() && it != rates.end()) return &it->second;
   if (auto it = rates.find(rateKey(c, t)); it != rates.end()) return &it->second;
   if (auto it = rates.find(rateKey(OpClass::Any, t)); it != rates.end()) return &it->second;
   return nullptr;
@@ -129,6 +137,7 @@ CalibratedRates fitRates(const std::vector<CalibrationSample>& samples, const Ef
   for (const CalibrationSample& s : samples) {
     if (!(s.measured > 0) || !std::isfinite(s.measured)) continue;
     groups[rateKey(s.op_class, s.type)].push_back(&s);
+    if (!s.op_type.empty()) groups[rateKey(s.op_type, s.type)].push_back(&s);
     groups[rateKey(OpClass::Any, s.type)].push_back(&s);
   }
   CalibratedRates out;

@@ -4,13 +4,13 @@
 //
 // The roofline with datasheet peaks is a bound, not a prediction: a CPU core runs a 3x3 Conv at a
 // fraction of its peak FLOP rate and an element-wise Add at a fraction of its memory bandwidth, and
-// each operator pays the runtime's dispatch. Calibration fits, per operator class and compute type,
+// each operator pays the runtime's dispatch. Calibration fits, per op type, class and compute type,
 //   t = overhead + max(flops / flops_rate, bytes / bandwidth)
 // to the measured times of the operators of that class, minimising the mean squared log error
 // (every operator counts by its relative error, so the many small ones are not drowned by one large
 // one) plus the squared log error of the class's total time (so one large one is not outvoted).
-// A class with fewer than kMinSamples measured operators takes the fit of all operators of its
-// compute type ("any").
+// An op type with fewer than kMinSamples measured operators takes its class's fit, and a class with
+// fewer the fit of all operators of its compute type ("any").
 #pragma once
 
 #include <map>
@@ -47,14 +47,17 @@ struct EffectiveRate {
 // matrix operators, which a device without a tf32 rate runs at its fp32 rate).
 ComputeType rateType(ComputeType t, const PeakFlopsByType& peaks);
 
-// "<class>/<compute type>", e.g. "matrix/fp32": the key of a calibrated rate.
+// "<class>/<compute type>", e.g. "matrix/fp32", and "<op type>/<compute type>", e.g. "Conv/fp32":
+// the keys of calibrated rates (class names are lower case, op types start with a capital).
 std::string rateKey(OpClass c, ComputeType t);
+std::string rateKey(const std::string& op_type, ComputeType t);
 
 // A device kind's calibrated rates by rateKey(); empty when not calibrated.
 using CalibratedRates = std::map<std::string, EffectiveRate>;
 
-// The rate for an operator: its class and type's, else "any" of its type, else nullptr.
-const EffectiveRate* findRate(const CalibratedRates& rates, OpClass c, ComputeType t);
+// The rate for an operator: its op type's, else its class's, else "any" of its compute type, else
+// nullptr.
+const EffectiveRate* findRate(const CalibratedRates& rates, const std::string& op_type, OpClass c, ComputeType t);
 
 double calibratedSeconds(const OpWork& work, const EffectiveRate& rate);
 
@@ -65,10 +68,12 @@ struct CalibrationSample {
   ComputeType type = ComputeType::FP32;
   double flops = 0, bytes = 0;
   double measured = 0;  // seconds
+  std::string op_type;  // empty: fitted by class only
 };
 
-// Fits one rate per class and type with at least kMinSamples samples, and one "any" rate per type,
-// starting from `start` (the datasheet figures). Deterministic.
+// Fits one rate per op type and compute type, and per class and compute type, with at least
+// kMinSamples samples, and one "any" rate per compute type, starting from `start` (the datasheet
+// figures). Deterministic.
 CalibratedRates fitRates(const std::vector<CalibrationSample>& samples, const EffectiveRate& start);
 
 }  // namespace placer

@@ -65,7 +65,8 @@ TimeEstimate RooflineCostModel::estimate(const OnnxGraph& graph, int node, const
   auto seconds = [&](const CalibratedRates& rates, const RooflineDevice& device) {
     if (absorbed) return 0.0;
     const ComputeType rate_type = rateType(type, device.peak_flops_by_type);
-    if (const EffectiveRate* rate = findRate(rates, op_class, rate_type)) return calibratedSeconds(work, *rate);
+    if (const EffectiveRate* rate = findRate(rates, info.op_type, op_class, rate_type))
+      return calibratedSeconds(work, *rate);
     return rooflineSeconds(work, device, type);
   };
   TimeEstimate times;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -324,12 +325,17 @@ class SpecReader {
     for (const auto& [key, value] : it->items()) {
       const std::string where = field + "[\"" + key + "\"]";
       const std::size_t slash = key.find('/');
-      const auto op_class = slash == std::string::npos ? std::nullopt : parseOpClass(key.substr(0, slash));
+      const std::string subject = key.substr(0, slash);
+      const bool op_type = !subject.empty() && std::isupper(static_cast<unsigned char>(subject[0])) &&
+                           std::all_of(subject.begin(), subject.end(), [](char c) {
+                             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                           });
       const auto type = slash == std::string::npos ? std::nullopt : computeTypeNamed(key.substr(slash + 1));
-      if (!op_class || !type) {
+      if ((!op_type && !parseOpClass(subject)) || !type) {
         return invalidInput(source_ + ": " + where +
-                            ": not a rate key (\"<class>/<type>\": class matrix, normalization, elementwise, "
-                            "reduction, movement or any; type fp32, tf32, fp16, bf16, fp8, int8 or int4)");
+                            ": not a rate key (\"<class>/<type>\" or \"<op type>/<type>\": class matrix, "
+                            "normalization, elementwise, reduction, movement or any; an op type such as Conv; "
+                            "type fp32, tf32, fp16, bf16, fp8, int8 or int4)");
       }
       if (!value.is_object()) return invalidInput(source_ + ": " + where + " must be an object");
       if (Status s = knownFields(value, where, {"flops", "bandwidth", "overhead", "samples"}); !s) return s;

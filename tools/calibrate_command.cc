@@ -15,10 +15,11 @@ namespace placer::cli {
 const char* const kCalibrateHelp = R"(Usage: onnx-placer calibrate MODEL.onnx --profile TRACE.json -o CALIBRATED.json [options]
 
 Fits the effective rates of a device specification to measured operator times of the model: per
-operator class (matrix, normalization, elementwise, reduction, movement) and compute type (fp32,
-fp16, int8, ...), the achieved FLOP/s, the achieved memory bandwidth and a per-operator overhead,
-so that t = overhead + max(FLOPs / rate, bytes / bandwidth) fits the measured times (least squares
-on log times; a class with fewer than 3 measured operators takes the fit of all of them). CPU times
+op type, operator class (matrix, normalization, elementwise, reduction, movement) and compute type
+(fp32, fp16, int8, ...), the achieved FLOP/s, the achieved memory bandwidth and a per-operator
+overhead, so that t = overhead + max(FLOPs / rate, bytes / bandwidth) fits the measured times
+(least squares on log times and on the total; an op type with fewer than 3 measured operators takes
+its class's fit, a class with fewer the fit of all of them). CPU times
 in the profile calibrate the CPU cores, other providers' times the accelerators. Writes the
 specification with the fitted rates under "calibrated" (and op_overhead 0 for a calibrated kind);
 --devices CALIBRATED.json then costs every operator with them. Prints how well the datasheet and the

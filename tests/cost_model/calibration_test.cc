@@ -20,7 +20,7 @@ std::vector<CalibrationSample> synthetic(OpClass c, const EffectiveRate& truth, 
   std::uniform_real_distribution<double> log_work(3, 9), noise(-0.02, 0.02);
   std::vector<CalibrationSample> out;
   for (int i = 0; i < n; ++i) {
-    CalibrationSample s{c, ComputeType::FP32, std::pow(10.0, log_work(rng) + 1), std::pow(10.0, log_work(rng)), 0};
+    CalibrationSample s{c, ComputeType::FP32, std::pow(10.0, log_work(rng) + 1), std::pow(10.0, log_work(rng)), 0, ""};
     s.measured = (truth.overhead + std::max(s.flops / truth.flops, s.bytes / truth.bandwidth)) * (1 + noise(rng));
     out.push_back(s);
   }
@@ -37,6 +37,7 @@ TEST(Calibration, FitRecoversTheRatesThatMadeTheTimes) {
   ASSERT_TRUE(rates.count("matrix/fp32"));
   ASSERT_TRUE(rates.count("elementwise/fp32"));
   ASSERT_TRUE(rates.count("any/fp32")) << "the fallback of every class of the type";
+  EXPECT_FALSE(rates.count("MatMul/fp32")) << "the samples name no op type";
   EXPECT_FALSE(rates.count("normalization/fp32")) << "no samples";
   for (auto [key, truth] : {std::pair{"matrix/fp32", matrix}, std::pair{"elementwise/fp32", elementwise}}) {
     const EffectiveRate& r = rates.at(key);
@@ -49,9 +50,12 @@ TEST(Calibration, FitRecoversTheRatesThatMadeTheTimes) {
 
 TEST(Calibration, RatesAreLookedUpByClassThenAnyAndTypesByWhatTheDeviceHas) {
   CalibratedRates rates{{"matrix/fp32", {1e10, 1e10, 0, 5}}, {"any/fp32", {2e10, 2e10, 0, 9}}};
-  EXPECT_EQ(findRate(rates, OpClass::Matrix, ComputeType::FP32)->samples, 5);
-  EXPECT_EQ(findRate(rates, OpClass::Movement, ComputeType::FP32)->samples, 9);
-  EXPECT_EQ(findRate(rates, OpClass::Matrix, ComputeType::FP16), nullptr);
+  EXPECT_EQ(findRate(rates, "MatMul", OpClass::Matrix, ComputeType::FP32)->samples, 5);
+  EXPECT_EQ(findRate(rates, "Transpose", OpClass::Movement, ComputeType::FP32)->samples, 9);
+  EXPECT_EQ(findRate(rates, "MatMul", OpClass::Matrix, ComputeType::FP16), nullptr);
+  rates["Conv/fp32"] = {3e10, 3e10, 0, 4};
+  EXPECT_EQ(findRate(rates, "Conv", OpClass::Matrix, ComputeType::FP32)->samples, 4) << "the op type's first";
+  EXPECT_EQ(findRate(rates, "Gemm", OpClass::Matrix, ComputeType::FP32)->samples, 5) << "then its class's";
   EXPECT_EQ(rateType(ComputeType::TF32, {}), ComputeType::FP32) << "no tf32 rate: fp32";
   EXPECT_EQ(rateType(ComputeType::TF32, {{ComputeType::TF32, 1e14}}), ComputeType::TF32);
   EXPECT_EQ(rateType(ComputeType::INT4, {{ComputeType::INT8, 1e14}}), ComputeType::INT8);
@@ -64,7 +68,9 @@ TEST(Calibration, RatesAreLookedUpByClassThenAnyAndTypesByWhatTheDeviceHas) {
 TEST(Calibration, CalibratedRatesRoundTripAndAreValidated) {
   auto spec = devicePreset("cpu-only-8");
   ASSERT_TRUE(spec.hasValue());
-  spec->cpus.calibrated = {{"matrix/fp32", {1.5e11, 3e10, 2e-5, 54}}, {"any/int8", {1e11, 2e10, 0, 3}}};
+  spec->cpus.calibrated = {{"matrix/fp32", {1.5e11, 3e10, 2e-5, 54}},
+                           {"any/int8", {1e11, 2e10, 0, 3}},
+                           {"Conv/fp32", {1.2e11, 3e10, 1e-5, 53}}};
   auto back = parseDeviceSpec(deviceSpecToJson(*spec).dump(), "cal.json");
   ASSERT_TRUE(back.hasValue()) << back.status().message();
   EXPECT_EQ(*back, *spec);
@@ -77,6 +83,9 @@ TEST(Calibration, CalibratedRatesRoundTripAndAreValidated) {
   EXPECT_NE(bad(R"({"matrix/fp33": {"flops": 1, "bandwidth": 1, "overhead": 0}})").find(
                 "cal.json: cpus.calibrated[\"matrix/fp33\"]: not a rate key"),
             std::string::npos);
+  EXPECT_NE(bad(R"({"conv/fp32": {"flops": 1, "bandwidth": 1, "overhead": 0}})").find("not a rate key"),
+            std::string::npos)
+      << "neither a class nor an op type";
   EXPECT_NE(bad(R"({"matrix/fp32": {"flops": 0, "bandwidth": 1, "overhead": 0}})").find(
                 "cpus.calibrated[\"matrix/fp32\"].flops must be a finite number > 0"),
             std::string::npos);
