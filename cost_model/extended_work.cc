@@ -1,6 +1,7 @@
 #include "cost_model/extended_work.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,10 +16,13 @@ const Shape* shapeAt(const std::vector<std::optional<Shape>>& tensors, std::size
   return std::any_of(s.begin(), s.end(), [](std::int64_t d) { return d < 0; }) ? nullptr : &s;
 }
 
-double product(const Shape& s, std::size_t first = 0, std::size_t end = std::string::npos) {
+// The product of dims [first, end) (all of them by default; `end` is clamped to the rank).
+double product(const Shape& s, std::size_t first = 0, std::size_t end = SIZE_MAX) {
+  const auto stop = s.begin() + static_cast<std::ptrdiff_t>(std::min(end, s.size()));
+  const auto start = s.begin() + static_cast<std::ptrdiff_t>(std::min(first, s.size()));
   double p = 1;
-  for (std::size_t i = first; i < std::min(end, s.size()); ++i)
-    p *= static_cast<double>(s[i]);
+  for (auto it = start; it < stop; ++it)
+    p *= static_cast<double>(*it);
   return p;
 }
 
