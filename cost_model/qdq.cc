@@ -26,7 +26,7 @@ namespace placer {
 namespace {
 
 // ONNX TensorProto.DataType numbers.
-constexpr int kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kFloat16 = 10, kBfloat16 = 16;
+constexpr int kUint8 = 2, kInt8 = 3, kInt32 = 6;
 
 // How an op type forms a group with its DQ and Q nodes.
 struct GroupKind {
