@@ -1,5 +1,5 @@
 // fidelity_bench: how faithful the costs are on every bundled model and issue-10 fixture (build/bench/
-// fidelity_bench [--no-ort] [--runs N] [MODEL.onnx ...]).
+// fidelity_bench [--no-ort] [--runs N] [--dim NAME=VALUE]... [MODEL.onnx ...]).
 //
 // Per model: operators, tensors without a static shape, operators on the fallback cost, and the
 // multiply-accumulates against the published (or, for the fixtures, hand-computed) figure; then,
@@ -11,6 +11,13 @@
 // rank correlation >= 0.9 and a total within 20% on every bundled model (tests/data/models; the
 // fixtures' operators take microseconds, where the profiler's noise sets the ranks, so their rank
 // and total are printed but not judged).
+//
+// Symbolic input dimensions take the --dim values in both the loader and ONNX Runtime (default
+// seq=128, the BERT fixtures' fixed length; others 1), so the GPT-2-style decoders run a 128-token
+// prompt. At seq=1 (one decoding step without a cache) their operators take 2-8 us, the trace's
+// 1 us resolution sets their ranks, and the light form's identical weights let ONNX Runtime keep
+// layers 1-11 in cache while layer 0 and the vocabulary projection stream from memory (measured:
+// the first MLP MatMul 2.7x slower than the others); README.md gives that case's figures.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -65,25 +72,41 @@ bool runnable(const fs::path& model) {
   return name != "contrib_unrunnable.onnx" && name != "llama7b_light.onnx";
 }
 
-void profileRows(std::vector<Row>& rows, const std::vector<fs::path>& models, int runs) {
+// The model loaded with the --dim values, or without them when it has none of those dimensions.
+Expected<OnnxGraph> loadModel(const fs::path& model, LoadOptions& load) {
+  auto graph = loadOnnx(model, load);
+  if (graph || load.dims.empty() || graph.status().message().find("no input has a symbolic dimension") == std::string::npos)
+    return graph;
+  load.dims.clear();
+  return loadOnnx(model, load);
+}
+
+void profileRows(std::vector<Row>& rows, const std::vector<fs::path>& models, int runs, const LoadOptions& load) {
   const fs::path dir = fs::temp_directory_path() / ("fidelity_bench_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   for (std::size_t i = 0; i < models.size(); ++i) {
     Row& row = rows[i];
+    LoadOptions model_load = load;
+    auto graph = loadModel(models[i], model_load);
+    if (!graph) continue;  // the row says why
     if (!runnable(models[i])) {
       row.note = "not run in ONNX Runtime (CPU)";
       continue;
     }
     std::string why;
-    const int rc = bench::runProgram({"node", kRunModel.string(), "--int-range", "2", "--profile", dir.string(),
-                                      "--runs", std::to_string(runs), models[i].string()},
-                                     (dir / "run.out").string(), (dir / "run.err").string(), &why);
+    std::vector<std::string> command = {"node", kRunModel.string(), "--int-range", "2", "--profile", dir.string(),
+                                        "--runs", std::to_string(runs)};
+    for (const auto& [name, value] : model_load.dims) {
+      command.push_back("--dim");
+      command.push_back(name + "=" + std::to_string(value));
+    }
+    command.push_back(models[i].string());
+    const int rc = bench::runProgram(command, (dir / "run.out").string(), (dir / "run.err").string(), &why);
     const fs::path trace = dir / (models[i].stem().string() + ".json");
     if (rc != 0 || !fs::exists(trace)) {
       row.note = "profiling failed" + (why.empty() ? "" : ": " + why);
       continue;
     }
-    auto graph = loadOnnx(models[i]);
     auto spec = devicePreset("cpu-only-8");
     auto calibration = calibrate(*graph, *spec, {trace});
     if (!calibration || calibration->reports.empty()) {
@@ -107,6 +130,8 @@ std::string fmt(const char* format, double value) {
 int main(int argc, char** argv) {
   bool ort = true;
   int runs = 10;
+  LoadOptions load;
+  load.dims["seq"] = 128;
   std::vector<fs::path> models;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -114,8 +139,17 @@ int main(int argc, char** argv) {
       ort = false;
     } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--dim" && i + 1 < argc) {
+      const std::string dim = argv[++i];
+      const std::size_t eq = dim.find('=');
+      const long long value = eq == std::string::npos ? 0 : std::atoll(dim.c_str() + eq + 1);
+      if (eq == 0 || value < 1) {
+        std::fprintf(stderr, "fidelity_bench: --dim takes NAME=VALUE with VALUE >= 1, not '%s'\n", dim.c_str());
+        return 2;
+      }
+      load.dims[dim.substr(0, eq)] = value;
     } else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: fidelity_bench [--no-ort] [--runs N] [MODEL.onnx ...]\n");
+      std::fprintf(stderr, "usage: fidelity_bench [--no-ort] [--runs N] [--dim NAME=VALUE]... [MODEL.onnx ...]\n");
       return 2;
     } else {
       models.emplace_back(arg);
@@ -137,7 +171,8 @@ int main(int argc, char** argv) {
     Row row;
     row.model = model.filename().string();
     row.bundled = model.parent_path().filename() == "models";
-    auto graph = loadOnnx(model);
+    LoadOptions model_load = load;
+    auto graph = loadModel(model, model_load);
     if (!graph) {
       row.note = graph.status().message();
       rows.push_back(row);
@@ -154,7 +189,7 @@ int main(int argc, char** argv) {
     if (auto it = refs.find(row.model); it != refs.end()) row.reference = it->second;
     rows.push_back(row);
   }
-  if (ort) profileRows(rows, models, runs);
+  if (ort) profileRows(rows, models, runs, load);
 
   std::printf("%-28s %6s %7s %8s %11s %11s %7s | %8s %8s | %8s %8s  %s\n", "model", "ops", "unknown", "fallback",
               "GMACs", "reference", "diff", "rho", "rho cal", "total", "tot cal", "");

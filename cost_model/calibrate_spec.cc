@@ -140,6 +140,12 @@ Expected<Calibration> calibrate(const OnnxGraph& graph, const DeviceSpec& datash
     }
     for (const auto& [key, rate] : rates)
       report.rates.push_back(rateLine(key, rate));
+    for (int v = 0; v < static_cast<int>(graph.nodes.size()); ++v) {
+      if (const std::optional<double> measured = measuredTime(graph, v, datasheet, resolved, cpu)) {
+        report.operators.push_back({graph.nodes[v].name, graph.nodes[v].op_type, *measured,
+                                    predicted(graph, v, datasheet, cpu), predicted(graph, v, out.spec, cpu)});
+      }
+    }
     out.reports.push_back(std::move(report));
   }
   if (out.reports.empty()) {
@@ -148,6 +154,11 @@ Expected<Calibration> calibrate(const OnnxGraph& graph, const DeviceSpec& datash
   }
   out.spec.name = datasheet.name + ", calibrated to " + sources;
   return out;
+}
+
+double afterError(const OperatorFit& op) {
+  const double p = std::max(op.after, 1e-12), m = std::max(op.measured, 1e-12);
+  return std::max(p / m, m / p);
 }
 
 nlohmann::ordered_json toJson(const CalibrationReport& report) {
@@ -165,6 +176,15 @@ nlohmann::ordered_json toJson(const CalibrationReport& report) {
     types.push_back({{"op_type", fit.op_type}, {"before", summary(fit.before)}, {"after", summary(fit.after)}});
   out["op_types"] = std::move(types);
   out["rates"] = report.rates;
+  nlohmann::ordered_json operators = nlohmann::ordered_json::array();
+  for (const OperatorFit& op : report.operators) {
+    operators.push_back({{"node", op.node},
+                         {"op_type", op.op_type},
+                         {"measured_seconds", op.measured},
+                         {"datasheet_seconds", op.before},
+                         {"calibrated_seconds", op.after}});
+  }
+  out["operators"] = std::move(operators);
   return out;
 }
 

@@ -35,10 +35,17 @@ struct OpTypeFit {
   FitSummary before, after;
 };
 
+// One measured operator: its time and the two predictions.
+struct OperatorFit {
+  std::string node, op_type;
+  double measured = 0, before = 0, after = 0;  // seconds
+};
+
 struct CalibrationReport {
   std::string kind;  // "cpu" or "accelerator"
   FitSummary before, after;
   std::vector<OpTypeFit> op_types;  // by op type
+  std::vector<OperatorFit> operators;  // every measured operator, in graph order
   std::vector<std::string> rates;   // the fitted rates, one line each
 };
 
@@ -56,6 +63,9 @@ FitSummary compareToProfile(const OnnxGraph& graph, const DeviceSpec& spec, cons
 // (kMinSamples) to fit.
 Expected<Calibration> calibrate(const OnnxGraph& graph, const DeviceSpec& datasheet,
                                 const std::vector<std::filesystem::path>& profiles);
+
+// The error factor max(p/m, m/p) of the calibrated prediction.
+double afterError(const OperatorFit& op);
 
 nlohmann::ordered_json toJson(const CalibrationReport& report);
 

@@ -29,6 +29,7 @@ OpShapeInfo nodeShapeInfo(const OnnxNode& n, const std::vector<TensorInfo>& tens
     info.outputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);
     info.output_element_bytes.push_back(t >= 0 ? elementBytes(tensors[t].element_type) : 0);
     info.output_element_types.push_back(t >= 0 ? tensors[t].element_type : 0);
+    if (t >= 0 && tensors[t].is_graph_output) info.view_copies = true;
   }
   for (const OnnxSubgraph& body : n.subgraphs) {
     SubgraphShapeInfo sub{body.attribute, {}};

@@ -5,7 +5,8 @@
 // cost; the families are the formulas of cost_model/README.md (Conv/ConvTranspose/Gemm/MatMul count
 // multiply-accumulates, 2 FLOPs each; the rest count a fixed cost per output, input or broadcast
 // element). Bytes are elements × element size of every known input (read once, weights included)
-// and output (written once), except that views move nothing, Shape/Size read no data and the
+// and output (written once), except that views move nothing (unless they write a graph output, which
+// ONNX Runtime copies into a buffer of its own), Shape/Size read no data and the
 // gathering ops read only the elements they copy. If/Loop/Scan given with their bodies are the work of
 // the bodies, recursively (controlFlowWork). Invariant: when a formula cannot be evaluated exactly
 // from the shapes given, the result says so (estimated == false) and why (note).
@@ -401,7 +402,7 @@ double tensorBytes(const std::vector<std::optional<Shape>>& tensors, const std::
 }
 
 void countBytes(const OpShapeInfo& op, Family family, OpWork& work) {
-  if (family == Family::View) return;
+  if (family == Family::View && !op.view_copies) return;
   for (std::size_t i = 0; i < op.outputs.size(); ++i) {
     work.bytes_written += tensorBytes(op.outputs, op.output_element_bytes, i, "output", work);
   }

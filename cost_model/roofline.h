@@ -45,6 +45,9 @@ struct OpShapeInfo {
   std::map<std::string, double> float_attributes;
   std::map<int, std::vector<std::int64_t>> constant_inputs;  // small constant integer inputs, by position
   std::vector<bool> input_is_weight;  // same length as inputs; weights are read from device memory too
+  // A view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) that copies: its output is a
+  // graph output, which ONNX Runtime writes to a buffer of its own, not an alias of the input.
+  bool view_copies = false;
   // If/Loop/Scan: the body graphs, whose operators are the node's work; and how many times the body
   // runs per execution (Loop: its constant trip count; Scan: the scan length), when known.
   std::vector<SubgraphShapeInfo> subgraphs;

@@ -46,6 +46,8 @@ std::vector<OptionSpec> calibrateOptions() {
 
 namespace {
 
+constexpr std::size_t kWorstShown = 10;
+
 void printSummary(const char* label, const FitSummary& f) {
   std::printf("  %-10s %4d operators, measured %9.4g ms, predicted %9.4g ms (x%.3g), error factor %6.3g, "
               "Spearman %.3f\n",
@@ -66,6 +68,18 @@ void printReport(const CalibrationReport& r) {
   }
   for (const std::string& line : r.rates)
     std::printf("  rate %s\n", line.c_str());
+  std::vector<const OperatorFit*> worst;
+  for (const OperatorFit& op : r.operators)
+    worst.push_back(&op);
+  std::stable_sort(worst.begin(), worst.end(),
+                   [](const OperatorFit* a, const OperatorFit* b) { return afterError(*a) > afterError(*b); });
+  worst.resize(std::min<std::size_t>(worst.size(), kWorstShown));
+  std::printf("  the %zu operators the calibrated specification predicts worst:\n", worst.size());
+  for (const OperatorFit* op : worst) {
+    std::printf("    %-40s %-20s measured %9.4g ms, calibrated %9.4g ms (x%.3g)\n", printable(op->node).c_str(),
+                printable(op->op_type).c_str(), op->measured * 1e3, op->after * 1e3,
+                op->measured > 0 ? op->after / op->measured : 0);
+  }
 }
 
 }  // namespace

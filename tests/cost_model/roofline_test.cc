@@ -313,6 +313,17 @@ TEST(RooflineDataMovement, ViewsCostNothing) {
   EXPECT_TRUE(estimateWork(makeOp("Reshape", {std::nullopt, std::nullopt}, {std::nullopt})).estimated);
 }
 
+TEST(RooflineDataMovement, AViewWritingAGraphOutputCopies) {
+  for (const char* op_type : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) {
+    OpShapeInfo op = makeOp(op_type, {Shape{1, 128, 768}}, {Shape{128, 768}});
+    op.view_copies = true;
+    OpWork work = estimateWork(op);
+    EXPECT_DOUBLE_EQ(work.flops, 0) << op_type;
+    EXPECT_DOUBLE_EQ(work.bytes_read, 128 * 768 * 4) << op_type;
+    EXPECT_DOUBLE_EQ(work.bytes_written, 128 * 768 * 4) << op_type;
+  }
+}
+
 TEST(RooflineFallback, UnknownOpType) {
   OpWork work = estimateWork(makeOp("MyCustomOp", {Shape{2, 3}}, {Shape{2, 3}}));
   EXPECT_DOUBLE_EQ(work.flops, 6);  // 1 per output element

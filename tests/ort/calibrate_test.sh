@@ -6,7 +6,8 @@
 #     datasheet: a lower geometric-mean error factor (the geometric mean over operators of
 #     max(predicted/measured, measured/predicted)), and its total within 20% of the measured total;
 #   - `inspect --devices CALIBRATED.json` costs the model on one CPU core at that total (within 20%);
-#   - `place --devices CALIBRATED.json` places it, at a max-load other than the datasheet's.
+#   - `place --devices CALIBRATED.json` places it, at a max-load other than the datasheet's;
+#   - the report's per-operator rows add up to its totals.
 #
 # usage: calibrate_test.sh PATH/TO/onnx-placer MODEL.onnx...
 set -u
@@ -57,6 +58,11 @@ for model in "$@"; do
                 `Spearman ${before.spearman.toFixed(3)} -> ${after.spearman.toFixed(3)}, ` +
                 `total x${(before.predicted_seconds / before.measured_seconds).toFixed(3)} -> x${ratio.toFixed(3)}, ` +
                 `inspect x${oneCpu.toFixed(3)}, max-load ${datasheet.max_load_seconds} -> ${calibrated.max_load_seconds} s`);
+    const sum = (key) => cpu.operators.reduce((a, op) => a + op[key], 0);
+    const near = (a, b) => Math.abs(a - b) <= 1e-9 + 1e-6 * Math.abs(b);
+    if (cpu.operators.length !== after.operators) fail(`${cpu.operators.length} operator rows for ${after.operators} operators`);
+    if (!near(sum("measured_seconds"), after.measured_seconds) || !near(sum("datasheet_seconds"), before.predicted_seconds) ||
+        !near(sum("calibrated_seconds"), after.predicted_seconds)) fail("the operator rows do not add up to the totals");
     if (!(after.error_factor < before.error_factor)) fail("the calibrated error is not lower");
     if (Math.abs(ratio - 1) > 0.2) fail("the calibrated total is not within 20% of the measured one");
     if (Math.abs(oneCpu - 1) > 0.2) fail("inspect with the calibrated specification is not within 20%");

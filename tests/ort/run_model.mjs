@@ -1,9 +1,10 @@
 // Runs ONNX models once in ONNX Runtime (CPU) on deterministic random inputs.
 //
-// usage: node run_model.mjs [--int-range N] [--allow-nan] [--profile DIR [--runs N]] MODEL.onnx...
+// usage: node run_model.mjs [--int-range N] [--allow-nan] [--dim NAME=VALUE]... [--profile DIR [--runs N]]
+//                           MODEL.onnx...
 //
-// Every graph input gets a tensor of its declared element type and shape;
-// symbolic or unknown dimensions become 1. Values come from a fixed-seed
+// Every graph input gets a tensor of its declared element type and shape; a symbolic dimension
+// named by --dim gets that value (as onnx-placer's --dim), other symbolic or unknown dimensions 1. Values come from a fixed-seed
 // generator (seeded per input from the model's input index), so two runs see
 // the same data:
 //   float32 / float64 / float16   uniform in [-1, 1)
@@ -27,13 +28,14 @@ import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 
 function usage() {
-  console.error('usage: node run_model.mjs [--int-range N] [--allow-nan] [--profile DIR [--runs N]] MODEL.onnx...');
+  console.error('usage: node run_model.mjs [--int-range N] [--allow-nan] [--dim NAME=VALUE]... [--profile DIR [--runs N]] MODEL.onnx...');
   process.exit(2);
 }
 
 let intRange = 2;
 let allowNaN = false;
 let profileDir = null;
+const dimValues = new Map();
 let runs = 1;
 const models = [];
 const args = process.argv.slice(2);
@@ -41,6 +43,10 @@ for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--int-range') {
     intRange = Number(args[++i]);
     if (!Number.isInteger(intRange) || intRange < 1) usage();
+  } else if (args[i] === '--dim') {
+    const m = /^([^=]+)=([0-9]+)$/.exec(args[++i] ?? '');
+    if (!m || Number(m[2]) < 1) usage();
+    dimValues.set(m[1], Number(m[2]));
   } else if (args[i] === '--allow-nan') {
     allowNaN = true;
   } else if (args[i] === '--profile') {
@@ -109,7 +115,7 @@ function halfToNumber(bits) {
 
 function makeTensor(meta, index) {
   if (!meta.isTensor) throw new Error(`graph input ${meta.name} is not a tensor`);
-  const shape = (meta.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
+  const shape = (meta.shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : dimValues.get(d) ?? 1));
   const n = shape.reduce((a, b) => a * b, 1);
   const rnd = generator(0x5eed + 7919 * index);
   const real = () => rnd() * 2 - 1;
