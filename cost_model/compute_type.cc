@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "core/onnx_domain.h"
 #include "cost_model/roofline.h"
 
 namespace placer {
@@ -33,7 +34,7 @@ bool isInteger8Or4(int type) {
 // Whether op is one of `default_ops` in the default domain or one of `microsoft_ops` in com.microsoft.
 bool listed(const OpShapeInfo& op, std::initializer_list<std::string_view> default_ops,
             std::initializer_list<std::string_view> microsoft_ops) {
-  const bool is_default = op.domain.empty() || op.domain == "ai.onnx";
+  const bool is_default = isDefaultDomain(op.domain);
   const auto& ops = is_default ? default_ops : microsoft_ops;
   if (!is_default && op.domain != "com.microsoft") return false;
   return std::find(ops.begin(), ops.end(), op.op_type) != ops.end();

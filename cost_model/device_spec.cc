@@ -219,14 +219,18 @@ class SpecReader {
   // Points `out` at root[key], or leaves it null when the optional section is absent.
   Status findSection(const Json& root, const char* key, bool required, const std::string& why,
                      const Json*& out) const {
-    auto it = root.find(key);
-    if (it == root.end()) {
-      if (required) return invalidInput(source_ + ": " + key + ": missing section" + why);
-      out = nullptr;
-      return Status::ok();
-    }
+    if (required && !root.contains(key)) return invalidInput(source_ + ": " + key + ": missing section" + why);
+    return optionalObject(root, key, key, out);
+  }
+
+  // Points `out` at parent[key] (named `field` in errors), or leaves it null when absent; present,
+  // it must be an object.
+  Status optionalObject(const Json& parent, const char* key, const std::string& field, const Json*& out) const {
+    out = nullptr;
+    auto it = parent.find(key);
+    if (it == parent.end()) return Status::ok();
     if (!it->is_object())
-      return invalidInput(source_ + ": " + key + " must be an object (got " + it->type_name() + ")");
+      return invalidInput(source_ + ": " + field + " must be an object (got " + it->type_name() + ")");
     out = &*it;
     return Status::ok();
   }
@@ -293,10 +297,8 @@ class SpecReader {
   // The optional object of per-format peak rates: known keys other than fp32, each a finite number > 0.
   Status typedPeaks(const Json& section, const std::string& name, PeakFlopsByType& out) const {
     const std::string field = path(name, "peak_flops_by_type");
-    auto it = section.find("peak_flops_by_type");
-    if (it == section.end()) return Status::ok();
-    if (!it->is_object())
-      return invalidInput(source_ + ": " + field + " must be an object (got " + it->type_name() + ")");
+    const Json* it = nullptr;
+    if (Status s = optionalObject(section, "peak_flops_by_type", field, it); !s || it == nullptr) return s;
     if (it->contains("fp32"))
       return invalidInput(source_ + ": " + field + ".fp32: not allowed; the float32 rate is " +
                           path(name, "peak_flops"));
@@ -318,20 +320,11 @@ class SpecReader {
   // "samples"} (calibration.h), rates finite and > 0, the overhead finite and >= 0.
   Status calibratedRates(const Json& section, const std::string& name, CalibratedRates& out) const {
     const std::string field = path(name, "calibrated");
-    auto it = section.find("calibrated");
-    if (it == section.end()) return Status::ok();
-    if (!it->is_object())
-      return invalidInput(source_ + ": " + field + " must be an object (got " + it->type_name() + ")");
+    const Json* it = nullptr;
+    if (Status s = optionalObject(section, "calibrated", field, it); !s || it == nullptr) return s;
     for (const auto& [key, value] : it->items()) {
       const std::string where = field + "[\"" + key + "\"]";
-      const std::size_t slash = key.find('/');
-      const std::string subject = key.substr(0, slash);
-      const bool op_type = !subject.empty() && std::isupper(static_cast<unsigned char>(subject[0])) &&
-                           std::all_of(subject.begin(), subject.end(), [](char c) {
-                             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                           });
-      const auto type = slash == std::string::npos ? std::nullopt : computeTypeNamed(key.substr(slash + 1));
-      if ((!op_type && !parseOpClass(subject)) || !type) {
+      if (!isRateKey(key)) {
         return invalidInput(source_ + ": " + where +
                             ": not a rate key (\"<class>/<type>\" or \"<op type>/<type>\": class matrix, "
                             "normalization, elementwise, reduction, movement or any; an op type such as Conv; "
@@ -359,6 +352,18 @@ class SpecReader {
       out[key] = rate;
     }
     return Status::ok();
+  }
+
+  // "<class>/<type>" or "<op type>/<type>" (calibration.h's rateKey).
+  static bool isRateKey(const std::string& key) {
+    const std::size_t slash = key.find('/');
+    if (slash == std::string::npos || !computeTypeNamed(key.substr(slash + 1))) return false;
+    const std::string subject = key.substr(0, slash);
+    const bool op_type = !subject.empty() && std::isupper(static_cast<unsigned char>(subject[0])) &&
+                         std::all_of(subject.begin(), subject.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                         });
+    return op_type || parseOpClass(subject).has_value();
   }
 
   static std::string path(const std::string& section, std::string_view key) {

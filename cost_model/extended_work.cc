@@ -6,30 +6,18 @@
 #include <utility>
 #include <vector>
 
+#include "core/onnx_domain.h"
+#include "cost_model/work_formulas.h"
+
 namespace placer {
 
 namespace {
 
-const Shape* shapeAt(const std::vector<std::optional<Shape>>& tensors, std::size_t i) {
-  if (i >= tensors.size() || !tensors[i]) return nullptr;
-  const Shape& s = *tensors[i];
-  return std::any_of(s.begin(), s.end(), [](std::int64_t d) { return d < 0; }) ? nullptr : &s;
-}
-
-// The product of dims [first, end) (all of them by default; `end` is clamped to the rank).
-double product(const Shape& s, std::size_t first = 0, std::size_t end = SIZE_MAX) {
-  const auto stop = s.begin() + static_cast<std::ptrdiff_t>(std::min(end, s.size()));
-  const auto start = s.begin() + static_cast<std::ptrdiff_t>(std::min(first, s.size()));
-  double p = 1;
-  for (auto it = start; it < stop; ++it)
-    p *= static_cast<double>(*it);
-  return p;
-}
-
-std::int64_t intAttribute(const OpShapeInfo& op, const std::string& name, std::int64_t fallback) {
-  auto it = op.int_attributes.find(name);
-  return it == op.int_attributes.end() || it->second.empty() ? fallback : it->second.front();
-}
+using work::addMacs;
+using work::intAttribute;
+using work::knownShape;
+using work::markApproximate;
+using work::product;
 
 std::optional<std::int64_t> constantInput(const OpShapeInfo& op, int index) {
   auto it = op.constant_inputs.find(index);
@@ -37,36 +25,26 @@ std::optional<std::int64_t> constantInput(const OpShapeInfo& op, int index) {
   return it->second.front();
 }
 
-void approximate(OpWork& work, const std::string& reason) {
-  work.estimated = false;
-  work.note += work.note.empty() ? reason : "; " + reason;
-}
-
 // Every input read once and every output written once, at their element sizes.
 OpWork bytesOnly(const OpShapeInfo& op) {
   OpWork work;
   for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-    if (const Shape* s = shapeAt(op.inputs, i); s != nullptr && i < op.input_element_bytes.size())
+    if (const Shape* s = knownShape(op.inputs, i); s != nullptr && i < op.input_element_bytes.size())
       work.bytes_read += product(*s) * op.input_element_bytes[i];
   }
   for (std::size_t i = 0; i < op.outputs.size(); ++i) {
-    if (const Shape* s = shapeAt(op.outputs, i); s != nullptr && i < op.output_element_bytes.size())
+    if (const Shape* s = knownShape(op.outputs, i); s != nullptr && i < op.output_element_bytes.size())
       work.bytes_written += product(*s) * op.output_element_bytes[i];
   }
-  if (shapeAt(op.outputs, 0) == nullptr) approximate(work, op.op_type + ": output shape unknown");
+  if (knownShape(op.outputs, 0) == nullptr) markApproximate(work, op.op_type + ": output shape unknown");
   return work;
 }
 
 // `per_element` FLOPs per element of output 0.
 OpWork perOutput(const OpShapeInfo& op, double per_element) {
   OpWork work = bytesOnly(op);
-  if (const Shape* y = shapeAt(op.outputs, 0)) work.flops = per_element * product(*y);
+  if (const Shape* y = knownShape(op.outputs, 0)) work.flops = per_element * product(*y);
   return work;
-}
-
-void addMacs(OpWork& work, double macs) {
-  work.macs += macs;
-  work.flops += 2 * macs;
 }
 
 // The float operator a quantized or fused one computes: its inputs `picked` (in that order) as
@@ -92,7 +70,7 @@ OpWork asFloatOperator(const OpShapeInfo& op, const std::string& op_type, const 
   OpWork work = bytesOnly(op);
   work.macs = computed.macs;
   work.flops = computed.flops;
-  if (!computed.estimated) approximate(work, computed.note);
+  if (!computed.estimated) markApproximate(work, computed.note);
   return work;
 }
 
@@ -100,10 +78,10 @@ OpWork asFloatOperator(const OpShapeInfo& op, const std::string& op_type, const 
 // to dequantize it.
 OpWork matMulNBits(const OpShapeInfo& op) {
   OpWork work = bytesOnly(op);
-  const Shape* a = shapeAt(op.inputs, 0);
+  const Shape* a = knownShape(op.inputs, 0);
   const std::int64_t k = intAttribute(op, "K", -1), n = intAttribute(op, "N", -1);
   if (a == nullptr || a->empty() || k <= 0 || n <= 0) {
-    approximate(work, "MatMulNBits: A's shape or the K and N attributes unknown");
+    markApproximate(work, "MatMulNBits: A's shape or the K and N attributes unknown");
     return work;
   }
   addMacs(work, product(*a, 0, a->size() - 1) * static_cast<double>(n) * static_cast<double>(k));
@@ -121,10 +99,10 @@ void addAttentionCore(OpWork& work, double b, double heads, double s, double t, 
 // projection, then attention over T = P + S.
 OpWork attention(const OpShapeInfo& op) {
   OpWork work = bytesOnly(op);
-  const Shape *x = shapeAt(op.inputs, 0), *w = shapeAt(op.inputs, 1);
+  const Shape *x = knownShape(op.inputs, 0), *w = knownShape(op.inputs, 1);
   const std::int64_t heads = intAttribute(op, "num_heads", 0);
   if (x == nullptr || x->size() != 3 || w == nullptr || w->size() != 2 || heads <= 0) {
-    approximate(work, "Attention: input or weight shape, or num_heads, unknown");
+    markApproximate(work, "Attention: input or weight shape, or num_heads, unknown");
     return work;
   }
   const double b = static_cast<double>((*x)[0]), s = static_cast<double>((*x)[1]);
@@ -134,7 +112,7 @@ OpWork attention(const OpShapeInfo& op) {
     v_hidden = static_cast<double>(it->second[2]);
   }
   double past = 0;
-  if (const Shape* p = shapeAt(op.inputs, 4); p != nullptr && p->size() == 5) past = static_cast<double>((*p)[3]);
+  if (const Shape* p = knownShape(op.inputs, 4); p != nullptr && p->size() == 5) past = static_cast<double>((*p)[3]);
   addMacs(work, b * s * static_cast<double>((*w)[0]) * static_cast<double>((*w)[1]));
   work.flops += b * s * static_cast<double>((*w)[1]);  // bias
   const double n = static_cast<double>(heads);
@@ -145,10 +123,10 @@ OpWork attention(const OpShapeInfo& op) {
 // MultiHeadAttention: query [B, S, H]; key [B, L, H] or [B, N, L, h]; past_key [B, N, P, h].
 OpWork multiHeadAttention(const OpShapeInfo& op) {
   OpWork work = bytesOnly(op);
-  const Shape *q = shapeAt(op.inputs, 0), *k = shapeAt(op.inputs, 1), *v = shapeAt(op.inputs, 2);
+  const Shape *q = knownShape(op.inputs, 0), *k = knownShape(op.inputs, 1), *v = knownShape(op.inputs, 2);
   const std::int64_t heads = intAttribute(op, "num_heads", 0);
   if (q == nullptr || q->size() != 3 || heads <= 0) {
-    approximate(work, "MultiHeadAttention: query shape or num_heads unknown");
+    markApproximate(work, "MultiHeadAttention: query shape or num_heads unknown");
     return work;
   }
   const double n = static_cast<double>(heads), b = static_cast<double>((*q)[0]), s = static_cast<double>((*q)[1]);
@@ -157,7 +135,7 @@ OpWork multiHeadAttention(const OpShapeInfo& op) {
   if (k != nullptr && k->size() == 4) length = static_cast<double>((*k)[2]);
   if (v != nullptr && v->size() == 3) h_v = static_cast<double>((*v)[2]) / n;
   if (v != nullptr && v->size() == 4) h_v = static_cast<double>((*v)[3]);
-  if (const Shape* p = shapeAt(op.inputs, 6); p != nullptr && p->size() == 4) length += static_cast<double>((*p)[2]);
+  if (const Shape* p = knownShape(op.inputs, 6); p != nullptr && p->size() == 4) length += static_cast<double>((*p)[2]);
   addAttentionCore(work, b, n, s, length, h, h_v);
   return work;
 }
@@ -166,21 +144,21 @@ OpWork multiHeadAttention(const OpShapeInfo& op) {
 // total_sequence_length (input 6) tokens, else the present length.
 OpWork groupQueryAttention(const OpShapeInfo& op) {
   OpWork work = bytesOnly(op);
-  const Shape* q = shapeAt(op.inputs, 0);
+  const Shape* q = knownShape(op.inputs, 0);
   const std::int64_t heads = intAttribute(op, "num_heads", 0), kv_heads = intAttribute(op, "kv_num_heads", 0);
   if (q == nullptr || q->size() != 3 || heads <= 0 || kv_heads <= 0) {
-    approximate(work, "GroupQueryAttention: query shape or head counts unknown");
+    markApproximate(work, "GroupQueryAttention: query shape or head counts unknown");
     return work;
   }
-  const bool packed = shapeAt(op.inputs, 1) == nullptr && (op.inputs.size() < 2 || !op.inputs[1]);
+  const bool packed = knownShape(op.inputs, 1) == nullptr && (op.inputs.size() < 2 || !op.inputs[1]);
   const double n = static_cast<double>(heads), b = static_cast<double>((*q)[0]), s = static_cast<double>((*q)[1]);
   const double h = static_cast<double>((*q)[2]) / static_cast<double>(packed ? heads + 2 * kv_heads : heads);
   double total = s;
   if (auto t = constantInput(op, 6)) {
     total = static_cast<double>(*t);
-  } else if (const Shape* present = shapeAt(op.outputs, 1); present != nullptr && present->size() == 4) {
+  } else if (const Shape* present = knownShape(op.outputs, 1); present != nullptr && present->size() == 4) {
     total = static_cast<double>((*present)[2]);
-    approximate(work, "GroupQueryAttention: total_sequence_length not constant, the present length counted");
+    markApproximate(work, "GroupQueryAttention: total_sequence_length not constant, the present length counted");
   }
   addAttentionCore(work, b, n, s, total, h, h);
   return work;
@@ -189,9 +167,9 @@ OpWork groupQueryAttention(const OpShapeInfo& op) {
 // DFT: each complex output sums n terms, a real input's 2 real MACs each, a complex one's 4.
 OpWork dft(const OpShapeInfo& op) {
   OpWork work = bytesOnly(op);
-  const Shape *x = shapeAt(op.inputs, 0), *y = shapeAt(op.outputs, 0);
+  const Shape *x = knownShape(op.inputs, 0), *y = knownShape(op.outputs, 0);
   if (x == nullptr || y == nullptr || x->size() < 2) {
-    approximate(work, "DFT: shapes unknown");
+    markApproximate(work, "DFT: shapes unknown");
     return work;
   }
   const auto rank = static_cast<std::int64_t>(x->size());
@@ -199,7 +177,7 @@ OpWork dft(const OpShapeInfo& op) {
   std::int64_t axis = constantInput(op, 2).value_or(intAttribute(op, "axis", 1));
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank - 1) {
-    approximate(work, "DFT: axis out of range");
+    markApproximate(work, "DFT: axis out of range");
     return work;
   }
   const double length = static_cast<double>(constantInput(op, 1).value_or((*x)[axis]));
@@ -219,7 +197,7 @@ std::optional<OpWork> contribWork(const OpShapeInfo& op) {
     OpWork work = asFloatOperator(op, "MatMul", {0, 1}, intAttribute(op, "transA", 0) != 0,
                                   intAttribute(op, "transB", 0) != 0);
     if (intAttribute(op, "transBatchA", 0) != 0 || intAttribute(op, "transBatchB", 0) != 0)
-      approximate(work, "FusedMatMul: transBatchA/B not modelled, MACs as without them");
+      markApproximate(work, "FusedMatMul: transBatchA/B not modelled, MACs as without them");
     return work;
   }
   // Element-wise and normalising operators: FLOPs per output element (README.md).
@@ -237,7 +215,7 @@ std::optional<OpWork> contribWork(const OpShapeInfo& op) {
 }  // namespace
 
 std::optional<OpWork> extendedWork(const OpShapeInfo& op) {
-  const bool default_domain = op.domain.empty() || op.domain == "ai.onnx";
+  const bool default_domain = isDefaultDomain(op.domain);
   if (op.domain == "com.microsoft") return contribWork(op);
   if (!default_domain) return std::nullopt;
   const std::string& t = op.op_type;
@@ -245,13 +223,13 @@ std::optional<OpWork> extendedWork(const OpShapeInfo& op) {
   if (t == "SimplifiedLayerNormalization") return perOutput(op, 4);
   if (t == "QLinearConv") {
     OpWork work = asFloatOperator(op, "Conv", {0, 3, 8});
-    if (const Shape* y = shapeAt(op.outputs, 0)) work.flops += product(*y);  // requantize
+    if (const Shape* y = knownShape(op.outputs, 0)) work.flops += product(*y);  // requantize
     return work;
   }
   if (t == "ConvInteger") return asFloatOperator(op, "Conv", {0, 1});
   if (t == "QLinearMatMul") {
     OpWork work = asFloatOperator(op, "MatMul", {0, 3});
-    if (const Shape* y = shapeAt(op.outputs, 0)) work.flops += product(*y);
+    if (const Shape* y = knownShape(op.outputs, 0)) work.flops += product(*y);
     return work;
   }
   if (t == "MatMulInteger") return asFloatOperator(op, "MatMul", {0, 1});

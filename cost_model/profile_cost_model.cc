@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/onnx_domain.h"
 #include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
@@ -287,7 +288,7 @@ std::string shapeText(const TensorInfo& tensor) {
 std::string opSignature(const OnnxGraph& graph, int node) {
   const OnnxNode& n = graph.nodes[node];
   std::string signature;
-  if (!n.domain.empty() && n.domain != "ai.onnx") signature = n.domain + ".";
+  if (!isDefaultDomain(n.domain)) signature = n.domain + ".";
   signature += n.op_type + "(";
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     if (i > 0) signature += ';';

@@ -22,6 +22,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/onnx_domain.h"
+
 namespace placer {
 namespace {
 
@@ -39,7 +41,7 @@ struct GroupKind {
 enum class Slot { Float, Data, Bias };  // how a group reads one of its inputs
 
 bool defaultDomain(const OnnxNode& node) {
-  return node.domain.empty() || node.domain == "ai.onnx";
+  return isDefaultDomain(node.domain);
 }
 bool isOp(const OnnxNode& node, std::string_view type) {
   return defaultDomain(node) && node.op_type == type;

@@ -19,10 +19,19 @@
 #include <utility>
 #include <vector>
 
+#include "core/onnx_domain.h"
 #include "cost_model/extended_work.h"
+#include "cost_model/work_formulas.h"
 
 namespace placer {
 namespace {
+
+using work::addMacs;
+using work::elementCount;
+using work::intAttribute;
+using work::knownShape;
+using work::markApproximate;
+using work::product;
 
 enum class Family {
   Conv,           // 2·MACs + bias, MACs per output element from the weight shape
@@ -179,49 +188,11 @@ constexpr OpFormula kFormulas[] = {
 };
 
 const OpFormula* findFormula(const OpShapeInfo& op) {
-  if (!op.domain.empty() && op.domain != "ai.onnx") return nullptr;
+  if (!isDefaultDomain(op.domain)) return nullptr;
   for (const OpFormula& formula : kFormulas) {
     if (formula.op_type == op.op_type) return &formula;
   }
   return nullptr;
-}
-
-// The shape of tensors[index] if it is present and fully static; nullptr otherwise.
-const Shape* knownShape(const std::vector<std::optional<Shape>>& tensors, std::size_t index) {
-  if (index >= tensors.size() || !tensors[index]) return nullptr;
-  const Shape& shape = *tensors[index];
-  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t dim) { return dim < 0; })) return nullptr;
-  return &shape;
-}
-
-// Product of dims [first, shape.size()); 1 for an empty range (a scalar has one element).
-double product(const Shape& shape, std::size_t first = 0) {
-  double result = 1;
-  for (std::size_t i = first; i < shape.size(); ++i)
-    result *= static_cast<double>(shape[i]);
-  return result;
-}
-
-std::optional<double> elementCount(const Shape* shape) {
-  if (shape == nullptr) return std::nullopt;
-  return product(*shape);
-}
-
-// Numpy broadcasting: dims aligned from the right, each pair equal or one of them 1.
-std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
-  Shape result(std::max(a.size(), b.size()));
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
-    std::int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    result[result.size() - 1 - i] = da == 1 ? db : da;
-  }
-  return result;
-}
-
-std::int64_t intAttribute(const OpShapeInfo& op, const std::string& name, std::int64_t fallback) {
-  auto it = op.int_attributes.find(name);
-  return it == op.int_attributes.end() || it->second.empty() ? fallback : it->second.front();
 }
 
 // ∏kernel_shape, or nullopt when the attribute is absent.
@@ -229,16 +200,6 @@ std::optional<double> kernelVolume(const OpShapeInfo& op) {
   auto it = op.int_attributes.find("kernel_shape");
   if (it == op.int_attributes.end()) return std::nullopt;
   return product(it->second);
-}
-
-void markApproximate(OpWork& work, const std::string& reason) {
-  work.estimated = false;
-  work.note += work.note.empty() ? reason : "; " + reason;
-}
-
-void addMacs(OpWork& work, double macs) {
-  work.macs += macs;
-  work.flops += 2 * macs;
 }
 
 // The fallback when a formula's inputs are missing: one FLOP per output element.
@@ -320,7 +281,7 @@ std::optional<double> matMulMacs(Shape a, Shape b) {
   if (a.size() == 1) a.insert(a.begin(), 1);
   if (b.size() == 1) b.push_back(1);
   if (a.back() != b[b.size() - 2]) return std::nullopt;
-  std::optional<Shape> batch = broadcast(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+  std::optional<Shape> batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
   if (!batch) return std::nullopt;
   double m = static_cast<double>(a[a.size() - 2]), k = static_cast<double>(a.back());
   return product(*batch) * m * static_cast<double>(b.back()) * k;
@@ -373,7 +334,7 @@ std::optional<double> broadcastElements(const OpShapeInfo& op) {
   for (std::size_t i = 0; i < op.inputs.size(); ++i) {
     const Shape* input = knownShape(op.inputs, i);
     if (input == nullptr) return std::nullopt;
-    std::optional<Shape> next = broadcast(shape, *input);
+    std::optional<Shape> next = broadcastShapes(shape, *input);
     if (!next) return std::nullopt;
     shape = std::move(*next);
   }
@@ -422,7 +383,7 @@ void countBytes(const OpShapeInfo& op, Family family, OpWork& work) {
 }
 
 bool isControlFlow(const OpShapeInfo& op) {
-  const bool default_domain = op.domain.empty() || op.domain == "ai.onnx";
+  const bool default_domain = isDefaultDomain(op.domain);
   return default_domain && !op.subgraphs.empty() &&
          (op.op_type == "If" || op.op_type == "Loop" || op.op_type == "Scan");
 }
@@ -523,7 +484,7 @@ OpWork estimateWork(const OpShapeInfo& op) {
   }
   if (formula == nullptr) {
     work.flops = elementCount(knownShape(op.outputs, 0)).value_or(0);
-    bool default_domain = op.domain.empty() || op.domain == "ai.onnx";
+    bool default_domain = isDefaultDomain(op.domain);
     markApproximate(work,
                     "no formula for " + op.op_type + (default_domain ? "" : " (domain " + op.domain + ")"));
     return work;

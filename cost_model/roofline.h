@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-namespace placer {
+#include "core/shape.h"  // Shape: a negative dim means unknown
 
-using Shape = std::vector<std::int64_t>;  // static dims; a scalar is {}; a negative dim means unknown
+namespace placer {
 
 struct OpShapeInfo;
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/onnx_domain.h"
 #include "onnx_io/fold_elementwise.h"
 #include "onnx_io/fold_evaluator.h"
 #include "onnx_io/op_inference.h"
@@ -173,7 +174,7 @@ std::optional<std::vector<std::int64_t>> attributeInts(const onnx::NodeProto& no
 }
 
 bool foldableOp(const onnx::NodeProto& node) {
-  if (!(node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == kOwnInferenceDomain)) return false;
+  if (!(isDefaultDomain(node.domain()) || node.domain() == kOwnInferenceDomain)) return false;
   const std::string& op = node.op_type();
   return among(op, kBinary) || among(op, kUnary) || among(op, kReduce) || among(op, kOther);
 }

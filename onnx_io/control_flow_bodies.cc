@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/onnx_domain.h"
 #include "onnx_io/constant_folding.h"
 #include "onnx_io/loader_parts.h"
 #include "onnx_io/working_copy.h"
@@ -90,7 +91,7 @@ bool hasSubgraphs(const onnx::NodeProto& node) {
 }
 
 bool defaultDomain(const onnx::NodeProto& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
+  return isDefaultDomain(node.domain());
 }
 
 // Operators a runtime does not compute once at load time: those whose output is not a function of

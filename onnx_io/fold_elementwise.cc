@@ -92,23 +92,6 @@ std::vector<std::size_t> stridesOf(const Shape& dims) {
   return strides;
 }
 
-std::optional<Shape> broadcastShapes(const std::vector<Shape>& shapes) {
-  std::size_t rank = 0;
-  for (const Shape& s : shapes)
-    rank = std::max(rank, s.size());
-  Shape out(rank, 1);
-  for (const Shape& s : shapes) {
-    const std::size_t offset = rank - s.size();
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      std::int64_t& o = out[offset + i];
-      if (s[i] == o || s[i] == 1) continue;
-      if (o != 1) return std::nullopt;
-      o = s[i];
-    }
-  }
-  return out;
-}
-
 std::vector<std::size_t> broadcastIndex(const Shape& in, const Shape& out) {
   const std::size_t rank = out.size(), offset = rank - in.size();
   std::vector<std::size_t> in_strides(rank, 0);

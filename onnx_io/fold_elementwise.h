@@ -16,9 +16,6 @@ namespace placer::folding {
 // Strides of a row-major tensor of these dims.
 std::vector<std::size_t> stridesOf(const Shape& dims);
 
-// The numpy broadcast of shapes, or nullopt when they do not broadcast.
-std::optional<Shape> broadcastShapes(const std::vector<Shape>& shapes);
-
 // For every element of a tensor of dims `out`, the flat index of the element of a tensor of dims
 // `in` that broadcasts onto it (in's rank <= out's rank, and in broadcasts to out).
 std::vector<std::size_t> broadcastIndex(const Shape& in, const Shape& out);

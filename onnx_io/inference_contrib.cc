@@ -160,23 +160,13 @@ Types embedLayerNorm(const onnx::NodeProto& node, const NodeInputs& in) {
 
 }  // namespace
 
-std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
-  Shape result(std::max(a.size(), b.size()));
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    const std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1, db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    result[result.size() - 1 - i] = da == 1 ? db : da;
-  }
-  return result;
-}
-
 std::optional<Shape> matMulShape(Shape a, Shape b) {
   if (a.empty() || b.empty()) return std::nullopt;
   const bool a_vector = a.size() == 1, b_vector = b.size() == 1;
   if (a_vector) a.insert(a.begin(), 1);
   if (b_vector) b.push_back(1);
   if (a.back() != b[b.size() - 2]) return std::nullopt;
-  auto batch = broadcast(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+  auto batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
   if (!batch) return std::nullopt;
   if (!a_vector) batch->push_back(a[a.size() - 2]);
   if (!b_vector) batch->push_back(b.back());

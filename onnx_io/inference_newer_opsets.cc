@@ -305,7 +305,7 @@ std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, s
     return one(x->element_type, x->shape);
   if (op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor") {
     const Shape *a = in.shape(0), *b = in.shape(1);
-    return one(x->element_type, a && b ? broadcast(*a, *b) : std::nullopt);
+    return one(x->element_type, a && b ? broadcastShapes(*a, *b) : std::nullopt);
   }
   return std::nullopt;
 }

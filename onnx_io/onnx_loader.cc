@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/onnx_domain.h"
 #include "onnx_io/constant_folding.h"
 #include "onnx_io/loader_parts.h"
 #include "onnx_io/model_checks.h"
@@ -354,7 +355,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   }
   BodyContext bodies{1, out.warnings};
   for (const auto& [domain, version] : out.opsets) {
-    if (domain.empty() || domain == "ai.onnx") bodies.opset = version;
+    if (isDefaultDomain(domain)) bodies.opset = version;
   }
   for (OnnxNode& node : out.nodes) {
     const onnx::NodeProto& proto = graph.node(node.onnx_index);

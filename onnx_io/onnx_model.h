@@ -19,11 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.h"
 #include "core/status.h"
 
 namespace placer {
-
-using Shape = std::vector<std::int64_t>;
 
 struct TensorInfo {
   std::string name;

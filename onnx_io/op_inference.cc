@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "core/onnx_domain.h"
+
 namespace placer {
 
 namespace {
@@ -35,7 +37,7 @@ int libonnxOpsetLimit() {
 }
 
 bool ownsInference(const onnx::NodeProto& node, std::int64_t opset) {
-  if (!(node.domain().empty() || node.domain() == "ai.onnx")) return false;
+  if (!isDefaultDomain(node.domain())) return false;
   // ONNX Runtime registers SimplifiedLayerNormalization in the default domain; ONNX has none.
   if (node.op_type() == "SimplifiedLayerNormalization") return true;
   for (const NewerForm& form : kNewerForms) {
@@ -49,7 +51,7 @@ std::optional<std::vector<TensorType>> inferOwnTypes(const onnx::NodeProto& node
   if (domain == "com.microsoft" || node.op_type() == "SimplifiedLayerNormalization") {
     return inference::contrib(node, inputs);
   }
-  if (domain.empty() || domain == "ai.onnx" || domain == kOwnInferenceDomain) {
+  if (isDefaultDomain(domain) || domain == kOwnInferenceDomain) {
     return inference::newerForms(node, opset, inputs);
   }
   return std::nullopt;

@@ -69,7 +69,6 @@ std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, s
                                                   const NodeInputs& inputs);
 // Shared helpers.
 std::optional<Shape> matMulShape(Shape a, Shape b);
-std::optional<Shape> broadcast(const Shape& a, const Shape& b);
 std::string attributeString(const onnx::NodeProto& node, const std::string& name, const std::string& fallback);
 float attributeFloat(const onnx::NodeProto& node, const std::string& name, float fallback);
 }  // namespace inference

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/onnx_domain.h"
 #include "onnx_io/constant_folding.h"
 #include "onnx_io/model_checks.h"
 #include "onnx_io/op_inference.h"
@@ -109,7 +110,7 @@ bool addLoopOutputTypes(const onnx::GraphProto& g, const std::map<std::string, o
     return it == types.end() ? std::nullopt : shapeOf(it->second);
   };
   for (const auto& node : g.node()) {
-    if (node.op_type() != "Loop" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    if (node.op_type() != "Loop" || !isDefaultDomain(node.domain())) continue;
     const onnx::GraphProto* body = nullptr;
     for (const auto& attr : node.attribute()) {
       if (attr.name() == "body" && attr.has_g()) body = &attr.g();
