@@ -5,7 +5,10 @@
 // constants, earlier folded values, and for Shape/Size the static shape of any tensor) here, on a
 // working copy of the model, turns the results into initializers and runs inference again, until
 // nothing more folds. The folded nodes cost nothing to place (their values are constants), and the
-// stage sub-models receive their values as initializers (onnx_io/stage_models.h).
+// stage sub-models receive their values as initializers (onnx_io/stage_models.h). Inside If/Loop/Scan
+// bodies, the nodes whose inputs are the body's initializers, values known in the enclosing scopes
+// or static shapes fold the same way (they are the same at every iteration); there they only give
+// the body its shapes and drop out of its cost, and the written models keep the bodies as they were.
 //
 // Evaluated op types: Shape, Size, Constant, ConstantOfShape, Identity, Cast, CastLike, Gather,
 // GatherElements, Unsqueeze, Squeeze, Concat, Slice, Split, Reshape, Flatten, Transpose, Expand,

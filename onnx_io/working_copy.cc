@@ -242,13 +242,97 @@ std::size_t readLimit(int element_type) {
   return floatingType(element_type) ? kMaxReadWeightElements : kMaxFoldedElements;
 }
 
+// The static shapes of the tensors declared in the bodies of g's control-flow nodes, recursively
+// (ONNX names are unique across scopes, so one map holds every scope).
+void collectBodyShapes(const onnx::GraphProto& g, std::map<std::string, Shape>& shapes) {
+  for (const auto& node : g.node()) {
+    for (const auto& attr : node.attribute()) {
+      auto collect = [&](const onnx::GraphProto& body) {
+        std::map<std::string, onnx::TypeProto> types;
+        collectShapes(body, types);
+        for (const auto& [name, type] : types) {
+          if (auto s = shapeOf(type)) shapes[name] = *s;
+        }
+        collectBodyShapes(body, shapes);
+      };
+      if (attr.has_g()) collect(attr.g());
+      for (const auto& body : attr.graphs())
+        collect(body);
+    }
+  }
+}
+
+// Folds the constant computations inside one body: nodes whose inputs are the body's initializers,
+// values known in the enclosing scopes, or (for Shape/Size) statically shaped, become initializers
+// of the body, as the top level's do, so inference then sizes what reads them. Nested bodies too.
+// Adds the values to `known` and their elements to `total`; returns the number of nodes folded.
+int foldBody(onnx::GraphProto& body, std::map<std::string, ConstTensor>& known,
+             const std::map<std::string, Shape>& shapes, std::size_t& total) {
+  for (const auto& init : body.initializer()) {
+    if (known.count(init.name())) continue;
+    if (auto v = readConstant(init, readLimit(init.data_type()))) known[init.name()] = std::move(*v);
+  }
+  int folded = 0;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < body.node_size(); ++i) {
+    onnx::NodeProto& node = *body.mutable_node(i);
+    std::optional<std::vector<ConstTensor>> values;
+    const bool weight_like = node.op_type() == "Constant" || node.op_type() == "ConstantOfShape";
+    if (foldableOp(node) && total <= kMaxFoldedTotal)
+      values = evaluateNode(node, known, shapes, weight_like ? kMaxReadWeightElements : kMaxFoldedElements);
+    if (!values) {
+      for (auto& attr : *node.mutable_attribute()) {
+        if (attr.has_g()) folded += foldBody(*attr.mutable_g(), known, shapes, total);
+        for (auto& g : *attr.mutable_graphs())
+          folded += foldBody(g, known, shapes, total);
+      }
+      *kept.Add() = node;
+      continue;
+    }
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      const std::string& name = node.output(static_cast<int>(k));
+      total += (*values)[k].size();
+      *body.add_initializer() = writeConstant(name, (*values)[k]);
+      known[name] = std::move((*values)[k]);
+    }
+    ++folded;
+  }
+  if (folded > 0) {
+    body.mutable_node()->Swap(&kept);
+    body.clear_value_info();  // inferred afresh, from the folded values
+  }
+  return folded;
+}
+
+// foldBody() on every body of g's control-flow nodes.
+int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known, std::size_t& total) {
+  std::map<std::string, Shape> shapes;
+  {
+    std::map<std::string, onnx::TypeProto> types;
+    collectShapes(g, types);
+    for (const auto& [name, type] : types) {
+      if (auto s = shapeOf(type)) shapes[name] = *s;
+    }
+  }
+  collectBodyShapes(g, shapes);
+  int folded = 0;
+  for (auto& node : *g.mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) folded += foldBody(*attr.mutable_g(), known, shapes, total);
+      for (auto& body : *attr.mutable_graphs())
+        folded += foldBody(body, known, shapes, total);
+    }
+  }
+  return folded;
+}
+
 }  // namespace
 
 // Element types and shapes of every tensor, from shape inference on a copy (`work`) with constant
 // computations folded (onnx_io/constant_folding.h): each round infers shapes, evaluates every node
 // whose inputs are known, replaces those nodes by initializers holding their values, and infers
-// again, until nothing new folds. The copy keeps what inference found inside control-flow bodies,
-// and the folded values as initializers. `inconsistency` is what firstInconsistency() found in the
+// again, until nothing new folds; inside the control-flow bodies too (foldBodies). The copy keeps
+// what inference found inside the bodies, and the folded values as initializers. `inconsistency` is what firstInconsistency() found in the
 // last round. Returns the number of nodes folded.
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
                onnx::ModelProto& work, std::vector<std::string>& warnings, std::string& inconsistency) {
@@ -295,7 +379,8 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
       }
       const bool new_loop_types = addLoopOutputTypes(work.graph(), types, loop_types);
       const bool new_own_types = addOwnTypes(work.graph(), opsets, known, types, own_types);
-      if (remove.empty() && !new_loop_types && !new_own_types) break;
+      const int body_folded = capped ? 0 : foldBodies(*work.mutable_graph(), known, total);
+      if (remove.empty() && !new_loop_types && !new_own_types && body_folded == 0) break;
       folded += static_cast<int>(remove.size());
       auto* graph = work.mutable_graph();
       google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;

@@ -171,6 +171,44 @@ TEST(ControlFlow, LoopWithAConstantTripCountCostsItsBodyThatManyTimes) {
   EXPECT_TRUE(hasWarning(d.graph, "its trip count M is not a constant; its body counts once"));
 }
 
+// A body computing a shape at run time, in a way libonnx's data propagation does not follow (Shape,
+// Cast to float, Mul, Cast back): the loader folds it inside the body too, so the body's Reshape and
+// MatMul get static shapes and the Loop an exact cost: 3 runs x {2,16}x{16,8} = 3 x 256 MACs.
+TEST(ControlFlow, ConstantComputationsInsideBodiesAreFolded) {
+  ScratchDirectory dir("control-flow");
+  onnx::ModelProto model = parse(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[4, 8] x) => (float[4, 8] y, float[3, 2, 8] ys) {
+      m = Constant <value = int64 {3}> ()
+      c = Constant <value = bool {1}> ()
+      y, ys = Loop (m, c, x) <body = body_g (int64 i, bool cin, float[4, 8] s) => (bool cout, float[4, 8] s2,
+                                                                                   float[2, 8] k) {
+            cout = Identity(cin)
+            s2 = Identity(s)
+            sh = Shape(s)
+            shf = Cast <to = 1> (sh)
+            sc = Constant <value = float[2] {0.5, 2.0}> ()
+            half = Mul(shf, sc)
+            shi = Cast <to = 7> (half)
+            r = Reshape(s, shi)
+            k = MatMul(r, w)
+          }>
+    })");
+  addWeight(*model.mutable_graph(), "w", {16, 8});
+  const Loaded m = load(dir, model, "loop-folded-body");
+  const OpWork w = work(m.graph, "Loop");
+  EXPECT_TRUE(w.estimated) << w.note;
+  EXPECT_DOUBLE_EQ(w.macs, 3 * 256);
+  EXPECT_FALSE(hasWarning(m.graph, "inside If/Loop/Scan bodies have no static shape"));
+  // The folded nodes are constants of the body, not its operators: Identity x2, Reshape, MatMul remain.
+  ASSERT_EQ(m.graph.nodes.size(), 1u);
+  ASSERT_EQ(m.graph.nodes[0].subgraphs.size(), 1u);
+  std::vector<std::string> ops;
+  for (const OnnxNode& inner : m.graph.nodes[0].subgraphs[0].nodes)
+    ops.push_back(inner.op_type);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Identity", "Identity", "Reshape", "MatMul"}));
+}
+
 // Loop (trip count 2, an initializer) whose body holds an If: then MatMul {4,8}x{8,8} = 512 FLOPs,
 // else Relu = 32 FLOPs; then Add over 32. Body = max(512, 32) + 32 = 544; the Loop 2 × 544.
 TEST(ControlFlow, NestedControlFlowIsCostedRecursively) {
