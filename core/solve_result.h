@@ -28,6 +28,21 @@ struct SolveStats {
   double seconds = 0;
 };
 
+// What is proven about a placement (solvers/bounds/certificate.h): its value is `upper`, and no
+// placement of `space` does better than `lower`.
+struct Certificate {
+  double upper = kInfinity;
+  double lower = 0;
+  std::string method;  // what proved `lower`: "dp", "ip", "simple", ...
+  std::string space;   // "contiguous" (one block per device) or "any"
+  // With space "contiguous": a bound over every placement, contiguous or not (a non-contiguous
+  // split may beat the best contiguous one), and what proved it.
+  double any_lower = 0;
+  std::string any_method;
+  // upper / lower: 1 when proven optimal, +inf when nothing is proven (lower 0).
+  double ratio() const { return upper <= lower ? 1.0 : lower > 0 ? upper / lower : kInfinity; }
+};
+
 struct SolveResult {
   SolveStatus status = SolveStatus::Error;
   double value = kInfinity;  // objective of `placement`
@@ -37,6 +52,7 @@ struct SolveResult {
   SolveStats stats;
   std::string message;  // why, for Infeasible and Error; how, for a search or an automatic choice
   std::string solver;   // the solver whose placement this is, when another chose it ("auto")
+  Certificate certificate;  // set by the partition pass
 };
 
 // Progress of a long solve, for the CLI's stderr lines.

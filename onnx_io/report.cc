@@ -1,11 +1,25 @@
 #include "onnx_io/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/shared_weights.h"
 
 namespace placer {
+
+void addCertificateFields(nlohmann::ordered_json& out, const Certificate& c) {
+  out["upperBound"] = c.upper;
+  out["lowerBound"] = c.lower;
+  out["boundMethod"] = c.method.empty() ? "none" : c.method;
+  out["boundSpace"] = c.space;
+  const double ratio = c.ratio();
+  out["ratio"] = std::isfinite(ratio) ? nlohmann::ordered_json(ratio) : nlohmann::ordered_json(nullptr);
+  if (c.space == "contiguous") {
+    out["anyLowerBound"] = c.any_lower;
+    out["anyBoundMethod"] = c.any_method.empty() ? "none" : c.any_method;
+  }
+}
 
 nlohmann::ordered_json placementReport(const ReportContext& context, const Problem& problem,
                                        const PlacementPlan& plan, const Evaluation& eval,
@@ -23,6 +37,7 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
   report["bound_seconds"] = plan.bound;
   report["gap"] = solve.gap;
+  addCertificateFields(report, solve.certificate);
   report["solver"] = {{"algorithm", plan.algorithm}};
   // The solver that produced the placement when another chose it (auto), and how it went.
   if (!solve.solver.empty()) report["solver"]["chosen"] = solve.solver;

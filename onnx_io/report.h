@@ -29,6 +29,12 @@ struct ReportContext {
 };
 
 // `problem` and `eval` are on the model's operators (the pipeline's outcome after expand).
+// The certificate's fields (core/solve_result.h): "upperBound" (the placement's value), "lowerBound"
+// (proven for the optimum of "boundSpace": "contiguous" or "any"), "boundMethod", "ratio" (upper /
+// lower; 1 when proven optimal, null when nothing is proven), and for a contiguous space
+// "anyLowerBound" and "anyBoundMethod": what is proven over every placement.
+void addCertificateFields(nlohmann::ordered_json& out, const Certificate& certificate);
+
 nlohmann::ordered_json placementReport(const ReportContext& context, const Problem& problem,
                                        const PlacementPlan& plan, const Evaluation& eval,
                                        const SolveResult& solve);

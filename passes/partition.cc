@@ -6,6 +6,7 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "passes/pass_manager.h"
+#include "solvers/bounds/certificate.h"
 
 namespace placer {
 
@@ -176,6 +177,8 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
     if (Status s = verify(problem, check, solver_.contiguous); !s)
       return internalError("the " + solver_.name + " placement fails verification: " + s.message());
   }
+  result.certificate =
+      certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget);
   ctx.note = noteOf(solver_, problem, result);
   // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.
   ctx.non_contiguous = latency || !solver_.contiguous;

@@ -16,6 +16,11 @@ inline std::filesystem::path dataPath(const std::string& relative) {
   return std::filesystem::path(ONNX_PLACER_TEST_DATA_DIR) / relative;
 }
 
+// A bundled ONNX model (tests/data/models/NAME), as a string for command lines.
+inline std::string model(const std::string& name) {
+  return dataPath("models/" + name).string();
+}
+
 inline std::filesystem::path workloadPath(const std::string& relative) {
   return dataPath("workloads/" + relative);
 }

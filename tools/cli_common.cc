@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "onnx_io/output_files.h"
+#include "onnx_io/report.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "solvers/auto_solver.h"
@@ -330,6 +331,7 @@ void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
   out["status"] = toString(solve.status);
   out["bound"] = solve.bound;
   out["gap"] = solve.gap;
+  addCertificateFields(out, solve.certificate);
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
+#include "solvers/bounds/certificate.h"
 #include "tools/calibrate_command.h"
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
@@ -225,10 +226,11 @@ int runPartition(const Args& args) {
   }
   if (!quiet) {
     const char* what = goal == Goal::Latency ? "latency" : gpipe ? "max FW + max BW" : "max-load";
-    std::fprintf(stderr, "onnx-placer: %s %.10g (%s, %s", what, solve.value,
-                 solverName(algorithm, solve).c_str(), toString(solve.status));
+    std::fprintf(stderr, "onnx-placer: %s %.10g, %s (%s, %s", what, solve.value,
+                 certificateSummary(solve.certificate).c_str(), solverName(algorithm, solve).c_str(),
+                 toString(solve.status));
     if (solve.status == SolveStatus::Feasible && solve.bound > 0) {
-      std::fprintf(stderr, ", bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
+      std::fprintf(stderr, ", its own bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
     }
     std::fprintf(stderr, "), %.2f s\n", elapsed());
     if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())

@@ -20,6 +20,7 @@
 #include "onnx_io/output_files.h"
 #include "onnx_io/plan_builder.h"
 #include "onnx_io/report.h"
+#include "solvers/bounds/certificate.h"
 #include "onnx_io/stage_directory.h"
 #include "onnx_io/stage_models.h"
 #include "onnx_io/workload_json.h"
@@ -326,9 +327,10 @@ int runPlace(const Args& args) {
   if (report_path == args.values.end()) std::cout << report_text << std::flush;
   if (!quiet) {
     const SolveResult& solve = outcome->solve;
-    std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s) (%s, %s), %.2f s\n",
+    std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s), %s (%s, %s), %.2f s\n",
                  goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,
-                 plan.stages.size(), solverName(algorithm, solve).c_str(), plan.status.c_str(), elapsed());
+                 plan.stages.size(), certificateSummary(solve.certificate).c_str(),
+                 solverName(algorithm, solve).c_str(), plan.status.c_str(), elapsed());
     if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
       say("", algorithm + ": " + solve.message);
   }

@@ -15,10 +15,6 @@
 namespace placer::testing {
 namespace {
 
-std::string model(const std::string& name) {
-  return dataPath("models/" + name).string();
-}
-
 class Hardening : public CliTest {
  protected:
   // Runs `args` with every output option pointed into work/ and checks the exit code, that the message

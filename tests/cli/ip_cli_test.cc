@@ -65,7 +65,13 @@ TEST_F(CliTest, NonContiguousIpBeatsTheContiguousOptimum) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::ordered_json j = parse(r.out);
   EXPECT_LT(j["maxLoad"].get<double>(), 17.78990625 - 1e-6);
-  EXPECT_NE(r.err.find("ip-noncontig, feasible, bound"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ip-noncontig, feasible, its own bound"), std::string::npos) << r.err;
+  // The certificate covers every placement, and the program's bound is part of it.
+  EXPECT_EQ(j["boundSpace"], "any");
+  EXPECT_GE(j["lowerBound"].get<double>(), j["bound"].get<double>());
+  EXPECT_LE(j["lowerBound"].get<double>(), j["maxLoad"].get<double>());
+  EXPECT_NEAR(j["ratio"].get<double>(), j["upperBound"].get<double>() / j["lowerBound"].get<double>(), 1e-12);
+  EXPECT_NE(r.err.find("certified within"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, ContiguousIpEqualsDpOnTheCommandLine) {

@@ -21,10 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string model(const std::string& name) {
-  return dataPath("models/" + name).string();
-}
-
 TEST_F(CliTest, InspectReportsOperatorsWeightsAndFlops) {
   RunResult r = run({"inspect", model("resnet50_light.onnx"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

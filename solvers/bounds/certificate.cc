@@ -1,0 +1,74 @@
+#include "solvers/bounds/certificate.h"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+
+#include "solvers/bounds/simple_bound.h"
+
+namespace placer {
+
+namespace {
+
+// Names of the methods, as reports give them.
+constexpr const char* kSimple = "simple";
+
+void raise(double& lower, std::string& method, double value, const std::string& by) {
+  if (value > lower) {
+    lower = value;
+    method = by;
+  }
+}
+
+}  // namespace
+
+Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
+                    const SolveResult& result, const Budget& budget) {
+  const Budget bounds = Budget(std::max(kMinBoundSeconds, budget.remaining()), budget.stopFlag());
+  Certificate c;
+  c.upper = result.value;
+  c.space = solver.contiguous ? "contiguous" : "any";
+  const bool latency = solved.objective.goal == Goal::Latency;
+  const std::string own = result.solver.empty() ? solver.name : result.solver;
+  // Every placement: the simple bound of the user's problem; a non-contiguous throughput program's
+  // own bound covers every placement too (a non-contiguous latency program's allows q subgraphs per
+  // accelerator only).
+  if (auto any = simpleBound(original, bounds)) raise(c.any_lower, c.any_method, any->value, kSimple);
+  if (!solver.contiguous && !latency && result.bound > 0) raise(c.any_lower, c.any_method, result.bound, own);
+  if (!solver.contiguous) {
+    c.lower = c.any_lower;
+    c.method = c.any_method;
+  } else {
+    // A contiguous optimum is at least the optimum over every placement.
+    c.lower = c.any_lower;
+    c.method = c.any_method;
+    if (auto reduced = simpleBound(solved, bounds)) raise(c.lower, c.method, reduced->value, kSimple);
+    raise(c.lower, c.method, result.bound, own);
+  }
+  // An optimal answer is its own bound: round-off must not make the ratio exceed 1.
+  if (result.status == SolveStatus::Optimal && result.bound >= result.value) c.lower = c.upper;
+  c.lower = std::min(c.lower, c.upper);
+  c.any_lower = std::min(c.any_lower, c.upper);
+  return c;
+}
+
+std::string certificateSummary(const Certificate& c) {
+  if (c.lower >= c.upper && c.upper > 0) {
+    std::string text = c.space == "contiguous" ? "optimal among contiguous splits" : "optimal";
+    if (c.space == "contiguous" && c.any_lower < c.upper) {
+      char more[128];
+      std::snprintf(more, sizeof more, "; a non-contiguous split could be up to %.1f%% better (%s bound)",
+                    100 * (1 - c.any_lower / c.upper), c.any_method.c_str());
+      text += more;
+    }
+    return text;
+  }
+  if (!(c.lower > 0)) return "no lower bound proven";
+  char text[160];
+  std::snprintf(text, sizeof text, "certified within %.1f%% of the optimum%s (%s bound)",
+                100 * (c.ratio() - 1), c.space == "contiguous" ? " among contiguous splits" : "",
+                c.method.c_str());
+  return text;
+}
+
+}  // namespace placer

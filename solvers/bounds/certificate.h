@@ -1,0 +1,27 @@
+// The certificate on every answer (issue 11): the placement's value, the best lower bound proven
+// for the optimum of the space the solver searched, and — for a contiguous search — a bound over
+// every placement too, so a report never passes a contiguous optimum off as the optimum.
+#pragma once
+
+#include "core/problem.h"
+#include "core/solve_result.h"
+#include "solvers/registry.h"
+
+namespace placer {
+
+// `solved` is the problem the solver was given (after its reductions), `original` the user's.
+// Bounds: the solver's own (the DP's optimum, an integer program's proven bound) where it holds for
+// the whole space, and the simple bounds (simple_bound.h) of both problems: of `solved` for the
+// solver's space (its reductions are exact there) and of `original` for every placement. A simple
+// bound that fails (a node no device can hold, which the solver would have refused already) proves
+// nothing and is left out.
+// The simple bounds' relaxations get what is left of `budget`, and at least kMinBoundSeconds.
+inline constexpr double kMinBoundSeconds = 0.5;
+Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
+                    const SolveResult& result, const Budget& budget);
+
+// "optimal among contiguous splits", "certified within 0.4% (simple bound)", "no lower bound
+// proven", for the one-line summaries.
+std::string certificateSummary(const Certificate& certificate);
+
+}  // namespace placer

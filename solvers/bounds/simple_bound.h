@@ -1,0 +1,48 @@
+// Combinatorial lower bounds on the optimum of a placement problem (solvers/README.md, "Lower
+// bounds", derives them): the SliceGraph paper's Lemma 4.2 (some block has at least the average
+// work, and at least the largest node's), adapted to our devices — accelerators and CPU cores with
+// different times, accelerator memory, shared weights, colocation, unsupported nodes — by solving
+// the linear relaxation of "put every node on some kind of device so that no device computes for
+// longer than T" rather than dividing one total by k.
+//
+// Both bounds only use each node's computation and memory, never communication or contiguity, so
+// they hold for every placement, contiguous or not: they bound the optimum of every solver's space.
+#pragma once
+
+#include <string>
+
+#include "core/budget.h"
+#include "core/problem.h"
+#include "core/status.h"
+
+namespace placer {
+
+struct SimpleBound {
+  double value = 0;  // proven: no placement does better
+  // Which part gave the value, for reports: "work" (the work relaxation), "node" (one node's or
+  // colocation class's cheapest time), "path" (latency: the longest path of cheapest times with the
+  // accelerators' share of the work).
+  std::string reason;
+};
+
+// Throughput objectives (max-load in every overlap mode, and the GPipe objective, which is at
+// least the largest device's FW + BW computation): the largest of
+//   - the smallest T for which a fractional split of every node between accelerators and CPUs
+//     exists with the accelerators' work <= k T, the CPUs' work <= l T and the accelerators' memory
+//     (each shared weight once) <= k M;
+//   - per node (colocation class), its cheapest time on a device kind that can hold it.
+// Fails (Infeasible) when no kind of device can run some node.
+Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+
+// Single-sample latency (core/latency.h: CPU nodes never wait for a core): the smallest T of a
+// fractional split for which some schedule of the fractional times along every path fits in T and
+// the accelerators' work fits in k T (one accelerator runs one node at a time), within their memory.
+Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+
+// The one for the problem's objective.
+//
+// The relaxation is a linear program (GLPK's simplex) that stops with the budget; stopped before its
+// optimum it proves nothing, and the bound falls back on the per-node part (reason "node").
+Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+
+}  // namespace placer

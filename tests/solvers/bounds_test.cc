@@ -1,0 +1,236 @@
+// Lower bounds (solvers/bounds/): every bound is at most the optimum — the published Table 1 optima
+// (contiguous), and exhaustive search over every placement, contiguous or not, on tiny random
+// problems with CPUs, memory limits, shared weights, colocation, training pairs and every overlap
+// mode (throughput, GPipe and latency) — and the relaxation's value where it can be worked out by
+// hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/evaluate.h"
+#include "core/latency.h"
+#include "solvers/bounds/simple_bound.h"
+#include "tests/graph_builder.h"
+#include "tests/test_util.h"
+
+namespace placer::testing {
+namespace {
+
+// Four nodes of 1 on an accelerator and 2 on a CPU, no edges.
+Problem fourIndependentNodes(DeviceSet devices, double memory_per_node = 0) {
+  GraphBuilder b(devices);
+  for (int i = 0; i < 4; ++i)
+    b.node(1.0, 2.0, memory_per_node);
+  return b.build();
+}
+
+TEST(SimpleBound, WorkRelaxationByHand) {
+  // 2 accelerators and 1 CPU: a fraction a on accelerators, 4a <= 2T and 8(1 - a) <= T give
+  // T = 1.6 (the optimum is 2: two nodes on each accelerator, or one on the CPU).
+  auto bound = throughputSimpleBound(fourIndependentNodes({2, 1e9, 1}));
+  ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+  EXPECT_NEAR(bound->value, 1.6, 1e-6);
+  EXPECT_EQ(bound->reason, "work");
+  // Each accelerator holds one node's memory: at most 2 of the 4 nodes fit, so the CPU runs 2 nodes
+  // (8 (1 - a) <= T with 4a <= 2): T = 4, the optimum.
+  auto memory = throughputSimpleBound(fourIndependentNodes({2, 1.0, 1}, 1.0));
+  ASSERT_TRUE(memory.hasValue());
+  EXPECT_NEAR(memory->value, 4.0, 1e-6);
+  // Accelerators only: the average, 4 / 2.
+  auto only = throughputSimpleBound(fourIndependentNodes({2, 1e9, 0}));
+  ASSERT_TRUE(only.hasValue());
+  EXPECT_NEAR(only->value, 2.0, 1e-6);
+}
+
+TEST(SimpleBound, LargestNodeAndColocationClasses) {
+  GraphBuilder b({4, 1e9, 0});
+  const int big = b.node(10.0, 20.0);
+  b.node(1.0, 2.0);
+  b.node(1.0, 2.0);
+  b.edge(big, 1, 0.1).edge(1, 2, 0.1);
+  auto bound = throughputSimpleBound(b.build());
+  ASSERT_TRUE(bound.hasValue());
+  EXPECT_NEAR(bound->value, 10.0, 1e-9);
+  EXPECT_EQ(bound->reason, "node");
+  // Colocated, the two small nodes and the big one are one unit of 12.
+  b.colocate(0, 7).colocate(1, 7).colocate(2, 7);
+  auto colocated = throughputSimpleBound(b.build());
+  ASSERT_TRUE(colocated.hasValue());
+  EXPECT_NEAR(colocated->value, 12.0, 1e-9);
+}
+
+TEST(SimpleBound, SharedWeightsCountOncePerAccelerator) {
+  // Two nodes read one weight of 1 byte; each accelerator holds 1 byte. One accelerator can hold
+  // both (the weight once), so the bound is the work bound 2 / 2 = 1, not a memory overflow.
+  GraphBuilder b({2, 1.0, 1});
+  b.node(2.0, 100.0);
+  b.node(2.0, 100.0);
+  b.sharedWeight(1.0, {0, 1});
+  auto bound = throughputSimpleBound(b.build());
+  ASSERT_TRUE(bound.hasValue());
+  EXPECT_NEAR(bound->value, 2.0, 1e-6);
+}
+
+TEST(SimpleBound, InfeasibleWhenNoDeviceFits) {
+  GraphBuilder b({2, 1.0, 0});
+  b.node(1.0, 1.0, 5.0, "huge");
+  auto bound = throughputSimpleBound(b.build());
+  ASSERT_FALSE(bound.hasValue());
+  EXPECT_EQ(bound.status().code(), StatusCode::Infeasible);
+  EXPECT_NE(bound.status().message().find("\"huge\""), std::string::npos) << bound.status().message();
+  EXPECT_NE(bound.status().message().find("memory"), std::string::npos) << bound.status().message();
+}
+
+TEST(SimpleBound, LatencyIsAtLeastTheCheapestPath) {
+  // A chain 1 -> 2 -> 3 of accelerator time 1 each and CPU time 5: the path takes 3 at best.
+  GraphBuilder b({3, 1e9, 1});
+  for (int i = 0; i < 3; ++i)
+    b.node(1.0, 5.0);
+  b.edge(0, 1, 0.5).edge(1, 2, 0.5);
+  Problem p = b.build();
+  p.objective.goal = Goal::Latency;
+  auto bound = latencySimpleBound(p);
+  ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+  EXPECT_NEAR(bound->value, 3.0, 1e-6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exhaustive search over every placement (contiguous or not) of tiny random problems.
+
+struct RandomCase {
+  Problem problem;
+  std::string description;
+};
+
+RandomCase randomCase(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto chance = [&](double p) { return uniform(0, 1) < p; };
+  const int accelerators = 1 + static_cast<int>(rng() % 3);
+  const int cpus = static_cast<int>(rng() % 2);
+  const int n = 4 + static_cast<int>(rng() % 3);
+  const double memory = chance(0.5) ? uniform(1.0, 3.0) : 1e9;
+  GraphBuilder b({accelerators, memory, cpus});
+  const bool training = chance(0.25);
+  for (int v = 0; v < n; ++v) {
+    b.node(uniform(0.1, 2.0), uniform(0.2, 6.0), chance(0.6) ? uniform(0.0, 1.5) : 0.0);
+    if (cpus > 0 && chance(0.15)) b.unsupported(v);
+  }
+  for (int v = 1; v < n; ++v) {
+    b.edge(static_cast<int>(rng() % v), v, uniform(0.0, 1.0), chance(0.3) ? uniform(0.0, 0.3) : 0.0);
+    if (chance(0.4)) b.edge(static_cast<int>(rng() % v), v, uniform(0.0, 1.0));
+  }
+  if (training && n >= 4) {  // the last node is the backward partner of the first
+    b.backward(n - 1).colocate(0, 1).colocate(n - 1, 1);
+  } else if (chance(0.25)) {
+    b.colocate(1, 2).colocate(2, 2);
+  }
+  if (chance(0.4)) b.sharedWeight(uniform(0.2, 1.0), {0, n - 2});
+  const Overlap overlaps[] = {Overlap::None, Overlap::Max, Overlap::Duplex};
+  b.overlap(overlaps[rng() % 3]);
+  Problem p = b.build();
+  std::string d = "seed " + std::to_string(seed) + ": " + std::to_string(n) + " nodes, " +
+                  std::to_string(accelerators) + " accelerator(s) of " + std::to_string(memory) + " bytes, " +
+                  std::to_string(cpus) + " cpu(s)";
+  return {std::move(p), d};
+}
+
+// Every assignment of devices to nodes, in lexicographic order; false after the last.
+bool nextAssignment(std::vector<int>& device_of, int devices) {
+  for (int& d : device_of) {
+    if (++d < devices) return true;
+    d = 0;
+  }
+  return false;
+}
+
+// The problem's constraints except the pipeline order: unsupported nodes, memory, colocation.
+bool allowed(const Problem& problem, const std::vector<int>& device_of, const Evaluation& eval) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& d = problem.devices;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    if (d.isAccelerator(device_of[v]) && !g[v].supportedOnAccelerator()) return false;
+    for (Vertex u = 0; u < v; ++u) {
+      if (g[v].colocation && g[u].colocation == g[v].colocation && device_of[u] != device_of[v]) return false;
+    }
+  }
+  for (int a = 0; a < d.accelerators; ++a) {
+    if (eval.devices[a].memory > d.memory * (1 + 1e-12)) return false;
+  }
+  return true;
+}
+
+TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
+  int checked = 0, latency_checked = 0, tight = 0;
+  for (std::uint32_t seed = 1; seed <= 150; ++seed) {
+    RandomCase c = randomCase(seed);
+    SCOPED_TRACE(c.description);
+    const Problem& p = c.problem;
+    const int n = static_cast<int>(boost::num_vertices(p.graph));
+    double best = kInfinity, best_gpipe = kInfinity, best_latency = kInfinity;
+    std::vector<int> device_of(n, 0);
+    do {
+      const Evaluation eval = evaluateThroughput(p, device_of);
+      if (!allowed(p, device_of, eval)) continue;
+      best = std::min(best, eval.max_load);
+      best_gpipe = std::min(best_gpipe, gpipeObjective(p, device_of));
+      auto latency = evaluateLatency(p, device_of);
+      if (latency && latency->valid()) best_latency = std::min(best_latency, latency->latency);
+    } while (nextAssignment(device_of, p.devices.count()));
+
+    auto bound = throughputSimpleBound(p);
+    if (!std::isfinite(best)) {
+      // No placement at all: the bound may say so, or bound nothing it could not see.
+      continue;
+    }
+    ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+    EXPECT_LE(bound->value, best * (1 + 1e-9)) << "max-load";
+    EXPECT_LE(bound->value, best_gpipe * (1 + 1e-9)) << "GPipe objective";
+    EXPECT_GT(bound->value, 0);
+    tight += bound->value >= best * (1 - 1e-6);
+    ++checked;
+    if (std::isfinite(best_latency)) {
+      Problem latency_problem = p;
+      latency_problem.objective.goal = Goal::Latency;
+      auto latency_bound = latencySimpleBound(latency_problem);
+      ASSERT_TRUE(latency_bound.hasValue()) << latency_bound.status().message();
+      EXPECT_LE(latency_bound->value, best_latency * (1 + 1e-9)) << "latency";
+      EXPECT_GT(latency_bound->value, 0);
+      ++latency_checked;
+    }
+  }
+  EXPECT_GE(checked, 120);
+  EXPECT_GE(latency_checked, 100);
+  EXPECT_GT(tight, 0) << "the bound is never the optimum: too weak to be useful";
+  std::printf("simple bound: %d throughput cases (%d tight), %d latency cases\n", checked, tight, latency_checked);
+}
+
+// Table 1: the bound never exceeds a published optimum, and is within a factor 2 of it.
+TEST(SimpleBound, BelowEveryPublishedOptimum) {
+  struct Case {
+    const char* workload;
+    double optimum;
+  };
+  const Case cases[] = {
+      {"throughput-inputs/LayerGraphs/bert24_inference.json", 17.78990625},
+      {"throughput-inputs/LayerGraphs/gnmt_training.json", 107.004414063},
+      {"throughput-inputs/LayerGraphs/resnet50_inference.json", 33.774666015625},
+      {"throughput-inputs/OperatorGraphs/bert_l-3_inference.json", 27.9185676799},
+      {"throughput-inputs/OperatorGraphs/bert_l-12_inference.json", 147.477984449},
+      {"throughput-inputs/OperatorGraphs/resnet50_training.json", 255.194416452},
+      {"throughput-inputs/LayerGraphs/inceptionv3_inference.json", 51.5518635864},
+  };
+  for (const Case& c : cases) {
+    auto bound = throughputSimpleBound(loadWorkload(c.workload));
+    ASSERT_TRUE(bound.hasValue()) << c.workload << ": " << bound.status().message();
+    EXPECT_LE(bound->value, c.optimum * (1 + 1e-9)) << c.workload;
+    // Weak where communication dominates (ResNet-50 training ops: x2.25), never worse than x2.5.
+    EXPECT_GE(bound->value, c.optimum / 2.5) << c.workload;
+    std::printf("%-60s bound %.6g, optimum %.6g, ratio %.4f\n", c.workload, bound->value, c.optimum,
+                c.optimum / bound->value);
+  }
+}
+
+}  // namespace
+}  // namespace placer::testing
