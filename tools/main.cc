@@ -19,6 +19,7 @@
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "solvers/bounds/certificate.h"
+#include "tools/bound_command.h"
 #include "tools/calibrate_command.h"
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
@@ -41,6 +42,8 @@ Usage:
   onnx-placer partition WORKLOAD.json [options]   optimal pipelined placement of a workload
   onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
                                                   max-load of a given placement
+  onnx-placer bound WORKLOAD.json|MODEL.onnx [options]
+                                                  a proven lower bound on the optimum
   onnx-placer generate [options]                  a random computation graph as a workload
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
@@ -378,6 +381,7 @@ std::vector<Command> commands() {
           {"place", kPlaceHelp, placeOptions(), runPlace},
           {"inspect", kInspectHelp, inspectOptions(), runInspect},
           {"calibrate", kCalibrateHelp, calibrateOptions(), runCalibrate},
+          {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",
            kGenerateHelp,

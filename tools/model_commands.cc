@@ -224,6 +224,17 @@ int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, boo
 
 }  // namespace
 
+std::vector<OptionSpec> modelOptions() {
+  return kModelOptions;
+}
+
+int loadModelProblem(const Args& args, const char* command, Problem& out) {
+  LoadedModel model;
+  if (int rc = loadAndAnnotate(args, command, model); rc != kOk) return rc;
+  out = std::move(model.annotation.problem);
+  return kOk;
+}
+
 std::vector<OptionSpec> placeOptions() {
   std::vector<OptionSpec> specs = kModelOptions;
   const std::vector<OptionSpec> solver = solverOptionSpecs();

@@ -16,6 +16,7 @@ extern const char* const kPlaceHelp;
 extern const char* const kInspectHelp;
 extern const char* const kExportWorkloadHelp;
 
+std::vector<OptionSpec> modelOptions();  // the model, device and cost options of every model command
 std::vector<OptionSpec> placeOptions();
 std::vector<OptionSpec> inspectOptions();
 std::vector<OptionSpec> exportWorkloadOptions();
@@ -23,6 +24,10 @@ std::vector<OptionSpec> exportWorkloadOptions();
 int runPlace(const Args& args);
 int runInspect(const Args& args);
 int runExportWorkload(const Args& args);
+
+// The placement problem of the MODEL.onnx of `args` (model, device and cost options as for place),
+// warnings shown unless --quiet; an exit code (kOk on success, the error reported otherwise).
+int loadModelProblem(const Args& args, const char* command, Problem& out);
 
 // --devices FILE|PRESET (default: kDefaultDevicePreset).
 Expected<DeviceSpec> resolveDevices(const Args& args);

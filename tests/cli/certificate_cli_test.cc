@@ -86,5 +86,68 @@ TEST_F(CliTest, PlaceReportsItsCertificate) {
   EXPECT_NE(r.err.find("optimal among contiguous splits"), std::string::npos) << r.err;
 }
 
+// `bound`: the contiguous bound is the DP's optimum when the DP finishes; over every placement it is
+// lower (ip-noncontig beats the contiguous optimum here) and a time-limited program says it was cut
+// short; every method's bound is at most the optimum.
+TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
+  RunResult contiguous = run({"bound", workloadPath(kThroughput).string(), "-q"});
+  ASSERT_EQ(contiguous.exit_code, 0) << contiguous.err;
+  json c = json::parse(contiguous.out);
+  EXPECT_NEAR(c["lowerBound"].get<double>(), kThroughputOptimum, 1e-9 * kThroughputOptimum);
+  EXPECT_EQ(c["boundMethod"], "dp");
+  EXPECT_EQ(c["boundSpace"], "contiguous");
+  EXPECT_FALSE(c["cutShort"].get<bool>());
+  ASSERT_EQ(c["methods"].size(), 3u);
+  EXPECT_EQ(c["methods"][0]["method"], "simple");
+  EXPECT_LT(c["methods"][0]["lowerBound"].get<double>(), kThroughputOptimum);
+  EXPECT_GT(c["methods"][0]["lowerBound"].get<double>(), 0.8 * kThroughputOptimum);
+  EXPECT_EQ(c["methods"][2]["outcome"], "skipped: an earlier method proved the optimum");
+
+  // A split of 17.7147 over every placement is known (ip-noncontig within 5 s).
+  RunResult any = run({"bound", workloadPath(kThroughput).string(), "--space", "any", "--time-limit", "2", "-q"});
+  ASSERT_EQ(any.exit_code, 0) << any.err;
+  json a = json::parse(any.out);
+  EXPECT_EQ(a["boundSpace"], "any");
+  EXPECT_LE(a["lowerBound"].get<double>(), 17.71471875 * (1 + 1e-9));
+  EXPECT_GE(a["lowerBound"].get<double>(), a["methods"][0]["lowerBound"].get<double>());
+  EXPECT_TRUE(a["cutShort"].get<bool>());
+  EXPECT_EQ(a["methods"].back()["method"], "exact");
+  EXPECT_EQ(a["methods"].back()["outcome"], "cut short");
+
+  // The exact program alone, stopped at once: still a valid bound, and it says so.
+  RunResult exact = run({"bound", workloadPath(kThroughput).string(), "--method", "exact", "--time-limit", "0"});
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  json e = json::parse(exact.out);
+  EXPECT_LE(e["lowerBound"].get<double>(), kThroughputOptimum * (1 + 1e-9));
+  EXPECT_TRUE(e["cutShort"].get<bool>());
+  EXPECT_NE(exact.err.find("cut short by the time limit"), std::string::npos) << exact.err;
+}
+
+TEST_F(CliTest, BoundCommandOnAModelAndForLatency) {
+  RunResult m = run({"bound", model("bert_base_l3_light.onnx"), "--accelerators", "3", "-q"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  RunResult p = run({"place", model("bert_base_l3_light.onnx"), "--accelerators", "3", "-q"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NEAR(json::parse(m.out)["lowerBound"].get<double>(), json::parse(p.out)["max_load_seconds"].get<double>(),
+              1e-9 * json::parse(p.out)["max_load_seconds"].get<double>());
+
+  RunResult l = run({"bound", workloadPath(kLatency).string(), "--objective", "latency", "--time-limit", "2", "-q"});
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  const json lj = json::parse(l.out);
+  EXPECT_EQ(lj["objective"], "latency");
+  EXPECT_GT(lj["lowerBound"].get<double>(), 0.8 * 100.2185);
+  EXPECT_LE(lj["lowerBound"].get<double>(), 100.2185 * (1 + 1e-9));
+}
+
+TEST_F(CliTest, BoundCommandRefusesMethodsThatDoNotApply) {
+  RunResult r = run({"bound", workloadPath(kLatency).string(), "--objective", "latency", "--space", "any",
+                     "--method", "exact"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bound method 'exact' does not apply here (any space, latency)"), std::string::npos) << r.err;
+  RunResult bad = run({"bound", workloadPath(kThroughput).string(), "--space", "some"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--space must be contiguous or any"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace placer::testing

@@ -1,0 +1,132 @@
+#include "passes/lower_bounds.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "passes/pass_manager.h"
+#include "solvers/bounds/simple_bound.h"
+
+namespace placer {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The DP's optimum, when it proves one within the budget.
+MethodBound dpBound(const Problem& problem, const SolverSettings& settings) {
+  MethodBound out;
+  out.method = "dp";
+  PassContext ctx;
+  ctx.solver = settings;
+  auto outcome = runPipeline(problem, defaultPipeline("dp"), ctx);
+  if (!outcome) {
+    out.outcome = outcome.status().code() == StatusCode::ResourceLimit ? "skipped: " + outcome.status().message()
+                                                                        : "failed: " + outcome.status().message();
+    return out;
+  }
+  if (outcome->solve.status == SolveStatus::Optimal) {
+    out.value = outcome->solve.value;
+    out.outcome = "optimal";
+  } else {
+    out.outcome = "cut short";  // stopped by the deadline with DPL's split: nothing proven
+  }
+  return out;
+}
+
+// The integer program of the space: what it has proven when it stops.
+MethodBound exactBound(const Problem& problem, BoundSpace space, const SolverSettings& settings) {
+  MethodBound out;
+  out.method = "exact";
+  const std::string solver = space == BoundSpace::Contiguous ? "ip" : "ip-noncontig";
+  PassContext ctx;
+  ctx.solver = settings;
+  auto outcome = runPipeline(problem, defaultPipeline(solver, problem.objective.goal), ctx);
+  if (!outcome) {
+    // Stopped before the program found any split: it proved nothing the simple bound did not.
+    const bool stopped = outcome.status().code() == StatusCode::Interrupted ||
+                         outcome.status().message().find("within the time limit") != std::string::npos;
+    out.outcome = stopped ? "cut short" : "failed: " + outcome.status().message();
+    return out;
+  }
+  out.value = std::max(0.0, outcome->solve.bound);
+  out.outcome = outcome->solve.status == SolveStatus::Optimal ? "optimal" : "cut short";
+  return out;
+}
+
+}  // namespace
+
+const char* toString(BoundSpace space) {
+  return space == BoundSpace::Contiguous ? "contiguous" : "any";
+}
+
+std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective) {
+  std::vector<std::string> out = {"simple"};
+  const bool throughput = objective.goal == Goal::Throughput;
+  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("dp");
+  // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
+  if (space == BoundSpace::Contiguous || throughput) out.push_back("exact");
+  return out;
+}
+
+Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, const std::vector<std::string>& methods,
+                                      const SolverSettings& settings) {
+  const std::vector<std::string> known = boundMethods(space, problem.objective);
+  std::vector<std::string> chosen;
+  for (const std::string& m : methods) {
+    if (m == "all") {
+      chosen = known;
+      break;
+    }
+    if (std::find(known.begin(), known.end(), m) == known.end()) {
+      return invalidInput("bound method '" + m + "' does not apply here (" + toString(space) + " space, " +
+                          (problem.objective.goal == Goal::Latency ? "latency" : "throughput") +
+                          "): the methods are " + joined(known) + " or all");
+    }
+    if (std::find(chosen.begin(), chosen.end(), m) == chosen.end()) chosen.push_back(m);
+  }
+  // In the order of boundMethods(): cheap first, so the exact program can be skipped.
+  std::vector<std::string> ordered;
+  for (const std::string& m : known) {
+    if (std::find(chosen.begin(), chosen.end(), m) != chosen.end()) ordered.push_back(m);
+  }
+  BoundReport report;
+  report.space = space;
+  SolverSettings timed = settings;
+  if (!timed.budget.hasDeadline()) timed.budget = Budget(settings.time_limit, settings.budget.stopFlag());
+  bool optimal = false;
+  for (const std::string& method : ordered) {
+    const auto started = std::chrono::steady_clock::now();
+    MethodBound bound;
+    bound.method = method;
+    if (timed.budget.interrupted()) return interrupted("interrupted");
+    if (optimal) {
+      bound.outcome = "skipped: an earlier method proved the optimum";
+    } else if (method == "simple") {
+      auto simple = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
+      if (!simple) return simple.status();
+      bound.value = simple->value;
+      bound.outcome = "proven";
+    } else {
+      SolverSettings rest = timed;
+      rest.time_limit = timed.budget.remaining();
+      bound = method == "dp" ? dpBound(problem, rest) : exactBound(problem, space, rest);
+    }
+    bound.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    optimal = optimal || bound.outcome == "optimal";
+    report.cut_short = report.cut_short || bound.outcome == "cut short";
+    if (bound.value > report.lower) {
+      report.lower = bound.value;
+      report.method = bound.method;
+    }
+    report.methods.push_back(std::move(bound));
+  }
+  if (optimal) report.cut_short = false;
+  return report;
+}
+
+}  // namespace placer

@@ -1,0 +1,142 @@
+#include "tools/bound_command.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/shared_weights.h"
+#include "onnx_io/json_text.h"
+#include "onnx_io/workload_json.h"
+#include "passes/lower_bounds.h"
+#include "tools/interrupt.h"
+#include "tools/model_commands.h"
+
+namespace placer::cli {
+
+const char* const kBoundHelp = R"(Usage: onnx-placer bound WORKLOAD.json|MODEL.onnx [options]
+
+Proves a lower bound on the optimum: no placement of the space does better. Prints JSON with
+"lowerBound", the method that gave it ("boundMethod"), the space ("boundSpace"), whether a method
+was cut short by the time limit ("cutShort"), and each method's bound, time and outcome.
+
+Spaces (never mixed up in a report):
+  contiguous   the best split giving every device one block of a pipeline (what dp, auto and
+               slicegraph search): the default
+  any          every placement, contiguous or not (what ip-noncontig searches); a bound here also
+               bounds the contiguous optimum, not the other way round
+
+Methods (run cheapest first; each gets what is left of the time limit):
+  simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation) and each
+               node's cheapest time; for latency, the fractional critical path (solvers/README.md)
+  dp           the exact DP's optimum when it finishes (contiguous, throughput)
+  exact        the integer program of the space (ip, ip-noncontig) and the bound it has proven when
+               the time limit stops it; skipped when dp proved the optimum (latency: contiguous only)
+  all          every method that applies (the default)
+
+Options:
+  --method NAME           simple, dp, exact or all (repeatable)
+  --space contiguous|any  (default contiguous)
+  --time-limit S          seconds for all methods together (default 60)
+  --objective throughput|latency, --gpipe, --threads N, --max-ideals N
+  --accelerators K, --cpus L, --memory BYTES, --overlap none|max|duplex, --shared-weights MODE
+                          as for partition
+  --devices FILE|PRESET, --dim NAME=VALUE, --cost-profile FILE, --cost-plugin LIB.so
+                          for MODEL.onnx, as for place
+  -o, --output FILE       write the JSON there (atomically) instead of standard output
+  -q, --quiet             no summary on standard error
+)";
+
+std::vector<OptionSpec> boundOptions() {
+  std::vector<OptionSpec> specs = modelOptions();
+  for (OptionSpec extra : std::vector<OptionSpec>{{"overlap", true},   {"objective", true}, {"time-limit", true},
+                                                  {"threads", true},   {"max-ideals", true}, {"method", true, true},
+                                                  {"space", true},     {"gpipe", false}}) {
+    specs.push_back(extra);
+  }
+  return specs;
+}
+
+namespace {
+
+bool isModel(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+nlohmann::ordered_json reportJson(const BoundReport& report, const std::string& input, const Problem& problem) {
+  nlohmann::ordered_json out;
+  out["input"] = input;
+  out["objective"] = problem.objective.goal == Goal::Latency ? "latency"
+                     : problem.objective.gpipe                ? "gpipe"
+                                                              : "throughput";
+  out["lowerBound"] = report.lower;
+  out["boundMethod"] = report.method.empty() ? "none" : report.method;
+  out["boundSpace"] = toString(report.space);
+  out["cutShort"] = report.cut_short;
+  nlohmann::ordered_json methods = nlohmann::ordered_json::array();
+  for (const MethodBound& m : report.methods) {
+    methods.push_back(
+        {{"method", m.method}, {"lowerBound", m.value}, {"seconds", m.seconds}, {"outcome", m.outcome}});
+  }
+  out["methods"] = std::move(methods);
+  return out;
+}
+
+}  // namespace
+
+int runBound(const Args& args) {
+  if (args.positional.size() != 1) return usageError("bound takes one WORKLOAD.json or MODEL.onnx", "bound");
+  const std::string input = args.positional.front();
+  SolverSettings settings;
+  settings.time_limit = 60;
+  std::string algorithm;
+  Goal goal = Goal::Throughput;
+  if (auto error = parseSolverOptions(args, algorithm, goal, settings)) return usageError(*error, "bound");
+  BoundSpace space = BoundSpace::Contiguous;
+  if (auto it = args.values.find("space"); it != args.values.end()) {
+    if (it->second == "any") {
+      space = BoundSpace::Any;
+    } else if (it->second != "contiguous") {
+      return usageError("--space must be contiguous or any (got '" + it->second + "')", "bound");
+    }
+  }
+  std::vector<std::string> methods = {"all"};
+  if (auto it = args.repeated.find("method"); it != args.repeated.end()) methods = it->second;
+  const bool gpipe = args.flags.count("gpipe") > 0;
+  if (gpipe && goal != Goal::Throughput) return usageError("--gpipe needs the throughput objective", "bound");
+
+  Problem problem;
+  if (isModel(input)) {
+    if (int rc = loadModelProblem(args, "bound", problem); rc != kOk) return rc;
+  } else {
+    if (args.values.count("devices") || args.repeated.count("dim"))
+      return usageError("--devices and --dim apply to an ONNX model, not to " + input, "bound");
+    DeviceOverrides overrides;
+    if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "bound");
+    SharedWeightMode shared_weights = SharedWeightMode::Auto;
+    if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "bound");
+    auto workload = readWorkload(input);
+    if (!workload) return fail(workload.status());
+    problem = std::move(*workload);
+    overrides.applyTo(problem);
+    if (Status s = applySharedWeightMode(problem, shared_weights); !s) return fail(s.withContext(input));
+  }
+  problem.objective.goal = goal;
+  problem.objective.gpipe = gpipe;
+  if (auto it = args.values.find("overlap"); it != args.values.end() && isModel(input)) {
+    DeviceOverrides overlap;
+    if (auto error = parseDeviceOverrides(args, overlap)) return usageError(*error, "bound");
+    overlap.applyTo(problem);
+  }
+  settings.budget = Budget(settings.time_limit, &interruptFlag());
+  auto report = proveLowerBound(problem, space, methods, settings);
+  if (!report) return report.status().code() == StatusCode::InvalidInput ? usageError(report.status().message(), "bound")
+                                                                          : fail(report.status().withContext(input));
+  if (Status s = emit(args, jsonText(reportJson(*report, input, problem), 2) + "\n", {input}); !s) return fail(s);
+  if (!args.flags.count("quiet")) {
+    std::fprintf(stderr, "onnx-placer: lower bound %.10g over %s placements (%s)%s\n", report->lower,
+                 space == BoundSpace::Contiguous ? "contiguous" : "all", report->method.empty() ? "none" : report->method.c_str(),
+                 report->cut_short ? "; a method was cut short by the time limit" : "");
+  }
+  return kOk;
+}
+
+}  // namespace placer::cli
