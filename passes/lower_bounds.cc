@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "passes/pass_manager.h"
+#include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/simple_bound.h"
 
 namespace placer {
@@ -68,6 +69,7 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   std::vector<std::string> out = {"simple"};
   const bool throughput = objective.goal == Goal::Throughput;
   if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("dp");
+  if (throughput && !objective.gpipe) out.push_back("bottleneck");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
   if (space == BoundSpace::Contiguous || throughput) out.push_back("exact");
   return out;
@@ -111,6 +113,14 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       if (!simple) return simple.status();
       bound.value = simple->value;
       bound.outcome = "proven";
+    } else if (method == "bottleneck") {
+      // Its threshold is the simple bound (computed again when simple was not asked for: cheap).
+      auto simple = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
+      if (!simple) return simple.status();
+      auto bottleneck = bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, timed.budget);
+      if (!bottleneck) return bottleneck.status();
+      bound.value = bottleneck->value;
+      bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;
     } else {
       SolverSettings rest = timed;
       rest.time_limit = timed.budget.remaining();
@@ -118,7 +128,7 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
     }
     bound.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     optimal = optimal || bound.outcome == "optimal";
-    report.cut_short = report.cut_short || bound.outcome == "cut short";
+    report.cut_short = report.cut_short || bound.outcome.rfind("cut short", 0) == 0;
     if (bound.value > report.lower) {
       report.lower = bound.value;
       report.method = bound.method;

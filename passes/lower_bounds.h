@@ -8,6 +8,7 @@
 // Methods, run in this order, each with what is left of the time limit:
 //   simple  the work relaxation and per-node floors (solvers/bounds/simple_bound.h): both spaces
 //   dp      the exact DP's optimum, when it finishes (contiguous throughput only)
+//   bottleneck  the three-superblock program (solvers/bounds/bottleneck_mip.h; max-load only)
 //   exact   the integer program of the space (ip, ip-noncontig), stopped by the time limit with the
 //           bound it has proven; skipped once an earlier method has proven the optimum
 #pragma once
@@ -23,14 +24,16 @@ namespace placer {
 enum class BoundSpace { Contiguous, Any };
 const char* toString(BoundSpace space);
 
-// "simple", "dp", "exact"; "all" expands to the ones the space and objective have.
+// "simple", "dp", "bottleneck", "exact"; "all" expands to the ones the space and objective have.
 std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective);
 
 struct MethodBound {
   std::string method;
   double value = 0;     // proven lower bound (0: nothing proven)
   double seconds = 0;
-  std::string outcome;  // "proven", "optimal" (the bound is the optimum), "cut short", "skipped: why", "failed: why"
+  // "proven", "optimal" (the bound is the optimum), "cut short", "skipped: why", "failed: why"; the
+  // bottleneck method adds each program's value after a colon
+  std::string outcome;
 };
 
 struct BoundReport {

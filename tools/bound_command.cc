@@ -28,12 +28,15 @@ Methods (run cheapest first; each gets what is left of the time limit):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation) and each
                node's cheapest time; for latency, the fractional critical path (solvers/README.md)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
+  bottleneck   the three-superblock program: the cheapest block one device could run that carries
+               the work some device must carry, the rest fitting fractionally on the other devices
+               (max-load; the best proven value when the time limit stops it)
   exact        the integer program of the space (ip, ip-noncontig) and the bound it has proven when
                the time limit stops it; skipped when dp proved the optimum (latency: contiguous only)
   all          every method that applies (the default)
 
 Options:
-  --method NAME           simple, dp, exact or all (repeatable)
+  --method NAME           simple, dp, bottleneck, exact or all (repeatable)
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)
   --objective throughput|latency, --gpipe, --threads N, --max-ideals N

@@ -97,11 +97,22 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(c["boundMethod"], "dp");
   EXPECT_EQ(c["boundSpace"], "contiguous");
   EXPECT_FALSE(c["cutShort"].get<bool>());
-  ASSERT_EQ(c["methods"].size(), 3u);
+  ASSERT_EQ(c["methods"].size(), 4u);
   EXPECT_EQ(c["methods"][0]["method"], "simple");
   EXPECT_LT(c["methods"][0]["lowerBound"].get<double>(), kThroughputOptimum);
   EXPECT_GT(c["methods"][0]["lowerBound"].get<double>(), 0.8 * kThroughputOptimum);
-  EXPECT_EQ(c["methods"][2]["outcome"], "skipped: an earlier method proved the optimum");
+  for (int i : {2, 3}) {
+    EXPECT_EQ(c["methods"][i]["method"], i == 2 ? "bottleneck" : "exact");
+    EXPECT_EQ(c["methods"][i]["outcome"], "skipped: an earlier method proved the optimum");
+  }
+
+  // The bottleneck program alone: above the simple bound here, below the optimum.
+  RunResult b = run({"bound", workloadPath(kThroughput).string(), "--method", "bottleneck", "-q"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  json bj = json::parse(b.out);
+  EXPECT_EQ(bj["boundMethod"], "bottleneck");
+  EXPECT_GT(bj["lowerBound"].get<double>(), c["methods"][0]["lowerBound"].get<double>() * (1 + 1e-6));
+  EXPECT_LE(bj["lowerBound"].get<double>(), kThroughputOptimum);
 
   // A split of 17.7147 over every placement is known (ip-noncontig within 5 s).
   RunResult any = run({"bound", workloadPath(kThroughput).string(), "--space", "any", "--time-limit", "2", "-q"});

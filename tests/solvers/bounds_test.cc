@@ -10,7 +10,9 @@
 
 #include "core/evaluate.h"
 #include "core/latency.h"
+#include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/simple_bound.h"
+#include "passes/pass_manager.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 
@@ -162,7 +164,7 @@ bool allowed(const Problem& problem, const std::vector<int>& device_of, const Ev
 }
 
 TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
-  int checked = 0, latency_checked = 0, tight = 0;
+  int checked = 0, latency_checked = 0, tight = 0, bottleneck_gain = 0, contiguous_checked = 0;
   for (std::uint32_t seed = 1; seed <= 150; ++seed) {
     RandomCase c = randomCase(seed);
     SCOPED_TRACE(c.description);
@@ -190,6 +192,22 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
     EXPECT_GT(bound->value, 0);
     tight += bound->value >= best * (1 - 1e-6);
     ++checked;
+    // The bottleneck program over every placement: at most the exhaustive optimum, at least its
+    // threshold; over contiguous splits: at most the exact DP's optimum.
+    auto any = bottleneckBound(p, /*contiguous=*/false, bound->value, Budget::unlimited());
+    ASSERT_TRUE(any.hasValue()) << any.status().message();
+    EXPECT_LE(any->value, best * (1 + 1e-9)) << "bottleneck, any: " << any->detail;
+    EXPECT_GE(any->value, bound->value * (1 - 1e-8));
+    EXPECT_FALSE(any->cut_short);
+    bottleneck_gain += any->value > bound->value * (1 + 1e-6);
+    auto dp = runPipeline(p, defaultPipeline("dp"));
+    if (dp && dp->solve.status == SolveStatus::Optimal) {
+      auto contiguous = bottleneckBound(p, /*contiguous=*/true, bound->value, Budget::unlimited());
+      ASSERT_TRUE(contiguous.hasValue()) << contiguous.status().message();
+      EXPECT_LE(contiguous->value, dp->solve.value * (1 + 1e-9)) << "bottleneck, contiguous: " << contiguous->detail;
+      EXPECT_GE(contiguous->value, any->value * (1 - 1e-8));
+      ++contiguous_checked;
+    }
     if (std::isfinite(best_latency)) {
       Problem latency_problem = p;
       latency_problem.objective.goal = Goal::Latency;
@@ -203,7 +221,11 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
   EXPECT_GE(checked, 120);
   EXPECT_GE(latency_checked, 100);
   EXPECT_GT(tight, 0) << "the bound is never the optimum: too weak to be useful";
-  std::printf("simple bound: %d throughput cases (%d tight), %d latency cases\n", checked, tight, latency_checked);
+  EXPECT_GE(contiguous_checked, 100);
+  EXPECT_GT(bottleneck_gain, 0) << "the bottleneck program never improves on the simple bound";
+  std::printf("simple bound: %d throughput cases (%d tight), %d latency cases; bottleneck above it in %d, "
+              "%d contiguous cases against the DP\n",
+              checked, tight, latency_checked, bottleneck_gain, contiguous_checked);
 }
 
 // Table 1: the bound never exceeds a published optimum, and is within a factor 2 of it.
