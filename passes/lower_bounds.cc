@@ -24,6 +24,7 @@ MethodBound dpBound(const Problem& problem, const SolverSettings& settings) {
   out.method = "dp";
   PassContext ctx;
   ctx.solver = settings;
+  ctx.solver.certify = false;  // its own answer is what is wanted
   auto outcome = runPipeline(problem, defaultPipeline("dp"), ctx);
   if (!outcome) {
     out.outcome = outcome.status().code() == StatusCode::ResourceLimit ? "skipped: " + outcome.status().message()
@@ -46,6 +47,7 @@ MethodBound exactBound(const Problem& problem, BoundSpace space, const SolverSet
   const std::string solver = space == BoundSpace::Contiguous ? "ip" : "ip-noncontig";
   PassContext ctx;
   ctx.solver = settings;
+  ctx.solver.certify = false;
   auto outcome = runPipeline(problem, defaultPipeline(solver, problem.objective.goal), ctx);
   if (!outcome) {
     // Stopped before the program found any split: it proved nothing the simple bound did not.

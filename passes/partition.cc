@@ -1,5 +1,7 @@
 #include "passes/partition.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -70,6 +72,7 @@ Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bo
   nested.solver.progress = ctx.solver.progress;
   nested.solver.threads = ctx.solver.threads;
   nested.solver.budget = budget;
+  nested.solver.certify = false;
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
@@ -158,12 +161,18 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
   request.orders = ctx.solver.orders;
   request.seed = ctx.solver.seed;
   request.threads = ctx.solver.threads;
+  // kBoundShare of the time limit stays for the certificate's bottleneck program (max-load).
   request.budget = ctx.solver.budget;
+  if (ctx.solver.certify && !latency && !problem.objective.gpipe && ctx.solver.budget.hasDeadline())
+    request.budget = ctx.solver.budget.within(ctx.solver.budget.remaining() * (1 - kBoundShare));
   request.progress = ctx.solver.progress;
   request.dp_split = [&ctx](const Problem& p, bool linear, const Budget& budget) {
     return dpSplit(p, ctx, linear, budget);
   };
+  const auto solve_started = std::chrono::steady_clock::now();
   SolveResult result = solver_.solve(problem, request);
+  const double solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_started).count();
   if (Status s = statusOf(result, ctx.solver); !s) return s;
 
   if (latency) {
@@ -177,8 +186,13 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
     if (Status s = verify(problem, check, solver_.contiguous); !s)
       return internalError("the " + solver_.name + " placement fails verification: " + s.message());
   }
-  result.certificate =
-      certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget);
+  if (ctx.solver.certify) {
+    result.certificate =
+        certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget,
+                ctx.solver.budget.hasDeadline()
+                    ? std::min(ctx.solver.budget.remaining(), kBoundShare * ctx.solver.time_limit)
+                    : std::max(kMinBoundSeconds, kBoundShare * solve_seconds));
+  }
   ctx.note = noteOf(solver_, problem, result);
   // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.
   ctx.non_contiguous = latency || !solver_.contiguous;

@@ -34,6 +34,9 @@ struct SolverSettings {
   // program); a caller that wants the clock to start earlier sets the deadline here, otherwise the
   // partition pass starts time_limit's clock when it begins.
   Budget budget;
+  // Whether the partition pass proves a certificate for its answer (solvers/bounds/certificate.h),
+  // keeping a share of the time limit for it. Off for the nested solves that only give a start.
+  bool certify = true;
 };
 
 struct PassContext {

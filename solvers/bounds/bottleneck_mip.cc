@@ -152,6 +152,9 @@ VariantBound solveVariant(const Problem& problem, bool accelerator, bool contigu
   options.time_limit = budget.remaining();
   options.stop = budget.stopFlag();
   options.known_bound = 1.0;  // L >= compute >= the threshold
+  // Only the bound matters: no feasibility pump (its LPs do not look at the clock).
+  options.feasibility_pump = false;
+  options.cuts = false;
   const mip::Result r = mip::solve(m, options);
   VariantBound out_bound;
   switch (r.status) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/simple_bound.h"
 
 namespace placer {
@@ -23,7 +24,7 @@ void raise(double& lower, std::string& method, double value, const std::string& 
 }  // namespace
 
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
-                    const SolveResult& result, const Budget& budget) {
+                    const SolveResult& result, const Budget& budget, double bound_seconds) {
   const Budget bounds = Budget(std::max(kMinBoundSeconds, budget.remaining()), budget.stopFlag());
   Certificate c;
   c.upper = result.value;
@@ -44,6 +45,17 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
     c.method = c.any_method;
     if (auto reduced = simpleBound(solved, bounds)) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
+  }
+  // Not proven optimal: the bottleneck program, in the solver's space, on the reduced problem.
+  const bool max_load = !latency && !solved.objective.gpipe;
+  if (max_load && c.lower < c.upper && !budget.interrupted()) {
+    const Budget share = Budget(bound_seconds, budget.stopFlag());
+    if (auto threshold = simpleBound(solved, bounds)) {
+      if (auto b = bottleneckBound(solved, solver.contiguous, threshold->value, share)) {
+        raise(c.lower, c.method, b->value, "bottleneck");
+        if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");
+      }
+    }
   }
   // An optimal answer is its own bound: round-off must not make the ratio exceed 1.
   if (result.status == SolveStatus::Optimal && result.bound >= result.value) c.lower = c.upper;

@@ -15,13 +15,16 @@ namespace placer {
 // solver's space (its reductions are exact there) and of `original` for every placement. A simple
 // bound that fails (a node no device can hold, which the solver would have refused already) proves
 // nothing and is left out.
-// The simple bounds' relaxations get what is left of `budget`, and at least kMinBoundSeconds.
+// Time: the simple bounds' relaxations get what is left of `budget`, at least kMinBoundSeconds
+// (milliseconds, in practice). When the answer is not proven optimal and the objective is max-load,
+// the bottleneck program (bottleneck_mip.h) also runs, for `bound_seconds`: the partition pass gives
+// it kBoundShare of the time limit, kept from the solver (or, without a time limit, kBoundShare of
+// the time the solve took, at least kMinBoundSeconds).
 inline constexpr double kMinBoundSeconds = 0.5;
+inline constexpr double kBoundShare = 0.1;
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
-                    const SolveResult& result, const Budget& budget);
+                    const SolveResult& result, const Budget& budget, double bound_seconds);
 
-// "optimal among contiguous splits", "certified within 0.4% (simple bound)", "no lower bound
-// proven", for the one-line summaries.
 std::string certificateSummary(const Certificate& certificate);
 
 }  // namespace placer

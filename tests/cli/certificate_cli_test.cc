@@ -59,6 +59,12 @@ TEST_F(CliTest, EveryThroughputAlgorithmReportsACertificate) {
       EXPECT_LT(j["anyLowerBound"].get<double>(), kThroughputOptimum) << c.algorithm;
     } else {
       EXPECT_NE(r.err.find("certified within"), std::string::npos) << c.algorithm << ": " << r.err;
+      // Not proven optimal: the bottleneck program ran on the share kept for it, and beat the
+      // simple bound (16.525 against 15.149 on this workload).
+      if (std::string(c.space) == "contiguous") {
+        EXPECT_EQ(j["boundMethod"], "bottleneck") << c.algorithm;
+        EXPECT_GT(j["lowerBound"].get<double>(), 16.5) << c.algorithm;
+      }
     }
   }
 }

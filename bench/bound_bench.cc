@@ -1,0 +1,214 @@
+// bound_bench: how tight the certificates are (issue 11), like the SliceGraph paper's Tables 2-3.
+//
+// Per workload and k accelerators: the upper bound (the best split `auto` finds within the time
+// limit: the exact DP's optimum when it finishes, SliceGraph's otherwise), each lower-bound method's
+// value and time (simple, bottleneck and, with --exact, the contiguous integer program; each under
+// the per-bound time limit), and the certified ratio upper / best lower (1 wherever the DP proved
+// the optimum). Then the geometric mean of the certified ratio per k, over the 16 Table 1 workloads
+// with --cpus 0 and with their own CPUs, and over synthetic graphs of core/synthetic.h. Targets
+// (contiguous max-load): geometric mean <= 1.05 for k <= 8 and <= 1.10 for k = 16, 32.
+//
+// Usage: bound_bench [--time-limit S] [--k 2,4,8,16,32] [--synthetic N] [--nodes N] [--exact]
+//                    [--only table1|synthetic]
+//   --time-limit S  seconds for the upper bound and for each bound method (default 60)
+//   --synthetic N   synthetic graphs (default 100: Erdos-Renyi, Barabasi-Albert, Watts-Strogatz in turn)
+//   --nodes N       nodes per synthetic graph (default 200)
+//   --exact         also the contiguous integer program (the exact MIP) as a bound
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/synthetic.h"
+#include "onnx_io/workload_json.h"
+#include "passes/lower_bounds.h"
+#include "passes/pass_manager.h"
+
+namespace {
+
+using namespace placer;
+
+constexpr const char* kTable1[] = {
+    "LayerGraphs/bert24_inference.json",       "LayerGraphs/bert24_training.json",
+    "LayerGraphs/gnmt_inference.json",         "LayerGraphs/gnmt_training.json",
+    "LayerGraphs/resnet50_inference.json",     "LayerGraphs/resnet50_training.json",
+    "LayerGraphs/inceptionv3_inference.json",  "LayerGraphs/inceptionv3_training.json",
+    "OperatorGraphs/bert_l-3_inference.json",  "OperatorGraphs/bert_l-6_inference.json",
+    "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/resnet50_inference.json",
+    "OperatorGraphs/bert_l-3_training.json",   "OperatorGraphs/bert_l-6_training.json",
+    "OperatorGraphs/bert_L-12_training.json",  "OperatorGraphs/resnet50_training.json"};
+
+struct Options {
+  double time_limit = 60;
+  std::vector<int> ks = {2, 4, 8, 16, 32};
+  int synthetic = 100;
+  int nodes = 200;
+  bool exact = false;
+  std::string only;
+};
+
+struct Row {
+  double upper = 0;
+  bool dp_optimal = false;
+  std::map<std::string, std::pair<double, double>> bounds;  // method -> (value, seconds)
+  double ratio = 1;
+};
+
+Row measure(const Problem& problem, const Options& o) {
+  Row row;
+  PassContext ctx;
+  ctx.solver.time_limit = o.time_limit;
+  ctx.solver.certify = false;  // the bounds are measured one by one below
+  auto upper = runPipeline(problem, defaultPipeline("auto"), ctx);
+  if (!upper) {
+    row.upper = NAN;
+    return row;
+  }
+  row.upper = upper->solve.value;
+  row.dp_optimal = upper->solve.status == SolveStatus::Optimal;
+  std::vector<std::string> methods = {"simple", "bottleneck"};
+  if (o.exact) methods.push_back("exact");
+  double lower = 0;
+  for (const std::string& method : methods) {
+    SolverSettings settings;
+    settings.time_limit = o.time_limit;
+    auto report = proveLowerBound(problem, BoundSpace::Contiguous, {method}, settings);
+    const double value = report ? report->lower : 0;
+    row.bounds[method] = {value, report && !report->methods.empty() ? report->methods.front().seconds : 0};
+    lower = std::max(lower, value);
+  }
+  if (row.dp_optimal) lower = row.upper;
+  row.ratio = lower > 0 ? row.upper / lower : INFINITY;
+  return row;
+}
+
+void printHeader(const Options& o) {
+  std::printf("%-44s %3s %4s %12s %4s | %10s %7s | %10s %7s %7s", "instance", "k", "cpus", "upper", "how",
+              "simple", "ratio", "bottleneck", "ratio", "time");
+  if (o.exact) std::printf(" | %10s %7s %7s", "exact", "ratio", "time");
+  std::printf(" | %9s\n", "certified");
+}
+
+void printRow(const std::string& name, int k, int cpus, const Row& r, const Options& o) {
+  auto ratio = [&](double lower) { return lower > 0 ? r.upper / lower : INFINITY; };
+  const auto& simple = r.bounds.at("simple");
+  const auto& bottleneck = r.bounds.at("bottleneck");
+  std::printf("%-44s %3d %4d %12.6g %4s | %10.6g %7.4f | %10.6g %7.4f %6.1fs", name.c_str(), k, cpus, r.upper,
+              r.dp_optimal ? "dp" : "sg", simple.first, ratio(simple.first), bottleneck.first,
+              ratio(bottleneck.first), bottleneck.second);
+  if (o.exact) {
+    const auto& exact = r.bounds.at("exact");
+    std::printf(" | %10.6g %7.4f %6.1fs", exact.first, ratio(exact.first), exact.second);
+  }
+  std::printf(" | %9.4f\n", r.ratio);
+  std::fflush(stdout);
+}
+
+struct Means {
+  std::map<int, std::vector<double>> ratios;  // per k
+  void add(int k, double r) { ratios[k].push_back(r); }
+  void print(const char* what) const {
+    for (const auto& [k, values] : ratios) {
+      double log_sum = 0;
+      for (double v : values)
+        log_sum += std::log(v);
+      const double mean = std::exp(log_sum / static_cast<double>(values.size()));
+      const double target = k <= 8 ? 1.05 : 1.10;
+      std::printf("%-34s k = %2d: geometric mean certified ratio %.4f over %zu (target <= %.2f) %s\n", what, k, mean,
+                  values.size(), target, mean <= target ? "PASS" : "FAIL");
+    }
+  }
+};
+
+void table1(const Options& o) {
+  Means no_cpus, own_cpus;
+  printHeader(o);
+  for (const char* file : kTable1) {
+    auto base = readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/throughput-inputs/" + file);
+    if (!base) {
+      std::printf("%s: %s\n", file, base.status().message().c_str());
+      continue;
+    }
+    for (int k : o.ks) {
+      for (bool cpus : {false, true}) {
+        Problem p = *base;
+        p.devices.accelerators = k;
+        if (!cpus) p.devices.cpus = 0;
+        if (cpus && p.devices.cpus == 0) continue;
+        const Row r = measure(p, o);
+        if (std::isnan(r.upper)) continue;
+        printRow(file, k, p.devices.cpus, r, o);
+        (cpus ? own_cpus : no_cpus).add(k, r.ratio);
+      }
+    }
+  }
+  no_cpus.print("Table 1, --cpus 0");
+  own_cpus.print("Table 1, own CPUs");
+}
+
+void synthetic(const Options& o) {
+  Means means;
+  printHeader(o);
+  const RandomGraphModel models[] = {RandomGraphModel::ErdosRenyi, RandomGraphModel::BarabasiAlbert,
+                                     RandomGraphModel::WattsStrogatz};
+  for (int i = 0; i < o.synthetic; ++i) {
+    for (int k : o.ks) {
+      SyntheticOptions so;
+      so.model = models[i % 3];
+      so.nodes = o.nodes;
+      so.seed = static_cast<std::uint64_t>(i + 1);
+      so.devices = {k, 1e18, 0};
+      auto p = makeSyntheticProblem(so);
+      if (!p) continue;
+      const Row r = measure(*p, o);
+      if (std::isnan(r.upper)) continue;
+      const char* names[] = {"er", "ba", "ws"};
+      printRow(std::string("synthetic ") + names[i % 3] + " seed " + std::to_string(i + 1), k, 0, r, o);
+      means.add(k, r.ratio);
+    }
+  }
+  means.print("synthetic");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bound_bench: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--time-limit") {
+      o.time_limit = std::atof(value().c_str());
+    } else if (arg == "--k") {
+      o.ks.clear();
+      std::stringstream list(value());
+      for (std::string item; std::getline(list, item, ',');)
+        o.ks.push_back(std::atoi(item.c_str()));
+    } else if (arg == "--synthetic") {
+      o.synthetic = std::atoi(value().c_str());
+    } else if (arg == "--nodes") {
+      o.nodes = std::atoi(value().c_str());
+    } else if (arg == "--exact") {
+      o.exact = true;
+    } else if (arg == "--only") {
+      o.only = value();
+    } else {
+      std::fprintf(stderr,
+                   "usage: bound_bench [--time-limit S] [--k 2,4,8,16,32] [--synthetic N] [--nodes N] [--exact] "
+                   "[--only table1|synthetic]\n");
+      return 2;
+    }
+  }
+  if (o.only.empty() || o.only == "table1") table1(o);
+  if (o.only.empty() || o.only == "synthetic") synthetic(o);
+  return 0;
+}
