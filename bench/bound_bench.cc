@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/table1.h"
 #include "core/synthetic.h"
 #include "onnx_io/workload_json.h"
 #include "passes/lower_bounds.h"
@@ -30,16 +31,6 @@
 namespace {
 
 using namespace placer;
-
-constexpr const char* kTable1[] = {
-    "LayerGraphs/bert24_inference.json",       "LayerGraphs/bert24_training.json",
-    "LayerGraphs/gnmt_inference.json",         "LayerGraphs/gnmt_training.json",
-    "LayerGraphs/resnet50_inference.json",     "LayerGraphs/resnet50_training.json",
-    "LayerGraphs/inceptionv3_inference.json",  "LayerGraphs/inceptionv3_training.json",
-    "OperatorGraphs/bert_l-3_inference.json",  "OperatorGraphs/bert_l-6_inference.json",
-    "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/resnet50_inference.json",
-    "OperatorGraphs/bert_l-3_training.json",   "OperatorGraphs/bert_l-6_training.json",
-    "OperatorGraphs/bert_L-12_training.json",  "OperatorGraphs/resnet50_training.json"};
 
 struct Options {
   double time_limit = 60;
@@ -126,7 +117,7 @@ struct Means {
 void table1(const Options& o) {
   Means no_cpus, own_cpus;
   printHeader(o);
-  for (const char* file : kTable1) {
+  for (const char* file : bench::kTable1) {
     auto base = readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/throughput-inputs/" + file);
     if (!base) {
       std::printf("%s: %s\n", file, base.status().message().c_str());

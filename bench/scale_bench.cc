@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/run_program.h"
+#include "bench/table1.h"
 #include "core/synthetic.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
@@ -89,16 +90,6 @@ placer::SolveResult sliceGraph(const placer::Problem& p, const std::string& phas
   return placer::solveSliceGraph(p, options);
 }
 
-constexpr const char* kTable1[] = {
-    "LayerGraphs/bert24_inference.json",       "LayerGraphs/bert24_training.json",
-    "LayerGraphs/gnmt_inference.json",         "LayerGraphs/gnmt_training.json",
-    "LayerGraphs/resnet50_inference.json",     "LayerGraphs/resnet50_training.json",
-    "LayerGraphs/inceptionv3_inference.json",  "LayerGraphs/inceptionv3_training.json",
-    "OperatorGraphs/bert_l-3_inference.json",  "OperatorGraphs/bert_l-6_inference.json",
-    "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/resnet50_inference.json",
-    "OperatorGraphs/bert_l-3_training.json",   "OperatorGraphs/bert_l-6_training.json",
-    "OperatorGraphs/bert_L-12_training.json",  "OperatorGraphs/resnet50_training.json"};
-
 void table1() {
   std::printf("== Table 1 workloads, --cpus 0: SliceGraph (default mix %s) against the exact DP\n",
               std::string(placer::kDefaultOrderPhases).c_str());
@@ -106,7 +97,7 @@ void table1() {
               "DP s", "SG s");
   double log_sum = 0, worst = 0;
   int count = 0;
-  for (const char* file : kTable1) {
+  for (const char* file : bench::kTable1) {
     auto workload =
         placer::readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/throughput-inputs/" + file);
     if (!workload) {
@@ -330,7 +321,7 @@ void models(bool quick, const std::vector<fs::path>& given) {
     }
     for (const fs::path& f : files)
       inputs.emplace_back(f, true);
-    for (const char* file : kTable1)
+    for (const char* file : bench::kTable1)
       inputs.emplace_back(fs::path(PLACER_BENCH_WORKLOAD_DIR) / "throughput-inputs" / file, false);
   } else {
     for (const fs::path& f : given)

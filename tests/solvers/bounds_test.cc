@@ -254,5 +254,28 @@ TEST(SimpleBound, BelowEveryPublishedOptimum) {
   }
 }
 
+// Stopped at once, the bottleneck program still returns a valid bound (at least its threshold, at most
+// the optimum) and says it was cut short.
+TEST(BottleneckBound, CutShortStillBounds) {
+  const Problem p = loadWorkload("throughput-inputs/OperatorGraphs/bert_l-12_inference.json");
+  auto simple = throughputSimpleBound(p);
+  ASSERT_TRUE(simple.hasValue());
+  auto cut = bottleneckBound(p, /*contiguous=*/true, simple->value, Budget(0.01, nullptr));
+  ASSERT_TRUE(cut.hasValue()) << cut.status().message();
+  EXPECT_TRUE(cut->cut_short) << cut->detail;
+  EXPECT_GE(cut->value, simple->value * (1 - 1e-8));
+  EXPECT_LE(cut->value, 147.477984449);  // Table 1's optimum
+  EXPECT_NE(cut->detail.find("cut short"), std::string::npos) << cut->detail;
+}
+
+TEST(BottleneckBound, RefusesObjectivesItDoesNotBound) {
+  Problem p = fourIndependentNodes({2, 1e9, 1});
+  p.objective.goal = Goal::Latency;
+  EXPECT_FALSE(bottleneckBound(p, true, 1.0, Budget::unlimited()).hasValue());
+  p.objective.goal = Goal::Throughput;
+  p.objective.gpipe = true;
+  EXPECT_FALSE(bottleneckBound(p, true, 1.0, Budget::unlimited()).hasValue());
+}
+
 }  // namespace
 }  // namespace placer::testing
