@@ -127,8 +127,13 @@ Options:
 
 The output has "maxLoad" (or "totalLatency") and "status" (optimal; feasible when a heuristic or a
 time-limited integer program answered; time-limit when the exact DP ran out of time and DPL's split
-answers), "bound" (proven lower bound) and "gap", and "solver":
-the algorithm asked for, the one that answered ("chosen", for auto), how ("how"), and its counts.
+answers), "bound" (the solver's own proven lower bound) and "gap", the certificate: "upperBound"
+(the split's value), "lowerBound" (the best bound proven for the optimum of "boundSpace":
+contiguous or any), "boundMethod" (dp, ip, ip-noncontig, simple or bottleneck), "ratio" (upper /
+lower; 1 when proven optimal) and, for a contiguous space, "anyLowerBound" and "anyBoundMethod"
+(over every placement); and "solver": the algorithm asked for, the one that answered ("chosen", for
+auto), how ("how"), and its counts. When the split is not proven optimal (max-load), 10% of the time
+limit is kept for the bottleneck bound (README.md, "Certificates").
 )";
 
 const char* kEvaluateHelp = R"(Usage: onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]

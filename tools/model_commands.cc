@@ -88,7 +88,8 @@ Options:
   --cost-plugin LIB.so    a shared library giving operator times through the C ABI of
                           cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,
-                          solver runtime) here instead of standard output
+                          solver runtime, and the certificate: upperBound, lowerBound, boundMethod,
+                          boundSpace, ratio, as for partition) here instead of standard output
   --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;
                           auto then searches orders instead)
   -q, --quiet             no progress or summary on standard error

@@ -1,7 +1,7 @@
 #include "solvers/bounds/certificate.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "solvers/bounds/bottleneck_mip.h"
@@ -36,25 +36,22 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
   // accelerator only).
   if (auto any = simpleBound(original, bounds)) raise(c.any_lower, c.any_method, any->value, kSimple);
   if (!solver.contiguous && !latency && result.bound > 0) raise(c.any_lower, c.any_method, result.bound, own);
-  if (!solver.contiguous) {
-    c.lower = c.any_lower;
-    c.method = c.any_method;
-  } else {
-    // A contiguous optimum is at least the optimum over every placement.
-    c.lower = c.any_lower;
-    c.method = c.any_method;
-    if (auto reduced = simpleBound(solved, bounds)) raise(c.lower, c.method, reduced->value, kSimple);
+  // A contiguous optimum is at least the optimum over every placement; the reductions keep the
+  // solver's space's optimum, so the reduced problem's bounds hold in that space.
+  c.lower = c.any_lower;
+  c.method = c.any_method;
+  const Expected<SimpleBound> reduced = simpleBound(solved, bounds);
+  if (solver.contiguous) {
+    if (reduced) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
   }
   // Not proven optimal: the bottleneck program, in the solver's space, on the reduced problem.
   const bool max_load = !latency && !solved.objective.gpipe;
-  if (max_load && c.lower < c.upper && !budget.interrupted()) {
+  if (max_load && reduced && c.lower < c.upper && !budget.interrupted()) {
     const Budget share = Budget(bound_seconds, budget.stopFlag());
-    if (auto threshold = simpleBound(solved, bounds)) {
-      if (auto b = bottleneckBound(solved, solver.contiguous, threshold->value, share)) {
-        raise(c.lower, c.method, b->value, "bottleneck");
-        if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");
-      }
+    if (auto b = bottleneckBound(solved, solver.contiguous, reduced->value, share)) {
+      raise(c.lower, c.method, b->value, "bottleneck");
+      if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");
     }
   }
   // An optimal answer is its own bound: round-off must not make the ratio exceed 1.
