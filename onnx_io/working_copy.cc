@@ -304,8 +304,45 @@ int foldBody(onnx::GraphProto& body, std::map<std::string, ConstTensor>& known,
   return folded;
 }
 
-// foldBody() on every body of g's control-flow nodes.
+// Counts every name a graph defines (inputs, initializers, node outputs), and with `bodies` those its
+// control-flow bodies define, recursively.
+void countDefinitions(const onnx::GraphProto& g, std::map<std::string, int>& count, bool bodies = true) {
+  for (const auto& i : g.input())
+    ++count[i.name()];
+  for (const auto& i : g.initializer())
+    ++count[i.name()];
+  for (const auto& node : g.node()) {
+    for (const auto& o : node.output()) {
+      if (!o.empty()) ++count[o];
+    }
+    if (!bodies) continue;
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) countDefinitions(attr.g(), count);
+      for (const auto& body : attr.graphs())
+        countDefinitions(body, count);
+    }
+  }
+}
+
+// foldBody() on every body of g's control-flow nodes. Values and shapes are looked up by name in one
+// map for all scopes, which is right because ONNX names are unique across scopes; a model whose
+// bodies redefine a name of an enclosing scope (or an initializer that is also a graph input, as
+// before IR 4) folds nothing inside its bodies.
 int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known, std::size_t& total) {
+  std::map<std::string, int> definitions;
+  for (const auto& node : g.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) countDefinitions(attr.g(), definitions);
+      for (const auto& body : attr.graphs())
+        countDefinitions(body, definitions);
+    }
+  }
+  if (definitions.empty()) return 0;
+  std::map<std::string, int> top;
+  countDefinitions(g, top, /*bodies=*/false);
+  for (const auto& [name, n] : definitions) {
+    if (n > 1 || top.count(name)) return 0;
+  }
   std::map<std::string, Shape> shapes;
   {
     std::map<std::string, onnx::TypeProto> types;
@@ -332,8 +369,8 @@ int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known, s
 // computations folded (onnx_io/constant_folding.h): each round infers shapes, evaluates every node
 // whose inputs are known, replaces those nodes by initializers holding their values, and infers
 // again, until nothing new folds; inside the control-flow bodies too (foldBodies). The copy keeps
-// what inference found inside the bodies, and the folded values as initializers. `inconsistency` is what firstInconsistency() found in the
-// last round. Returns the number of nodes folded.
+// what inference found inside the bodies, and the folded values as initializers. `inconsistency`
+// is what firstInconsistency() found in the last round. Returns the number of nodes folded.
 int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypeProto>& types,
                onnx::ModelProto& work, std::vector<std::string>& warnings, std::string& inconsistency) {
   work = model;

@@ -207,6 +207,30 @@ TEST(ControlFlow, ConstantComputationsInsideBodiesAreFolded) {
   for (const OnnxNode& inner : m.graph.nodes[0].subgraphs[0].nodes)
     ops.push_back(inner.op_type);
   EXPECT_EQ(ops, (std::vector<std::string>{"Identity", "Identity", "Reshape", "MatMul"}));
+
+  // A body that redefines a name of the enclosing scope (here `shi`, which ONNX forbids): values are
+  // looked up by name, so nothing inside the bodies folds; the model still loads, costed with the
+  // fallback where shapes stay unknown.
+  onnx::ModelProto shadowed = model;
+  onnx::NodeProto* outer = shadowed.mutable_graph()->add_node();
+  outer->set_op_type("Constant");
+  outer->add_output("shi");
+  onnx::AttributeProto* value = outer->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(2);
+  value->mutable_t()->add_int64_data(4);
+  value->mutable_t()->add_int64_data(8);
+  *shadowed.mutable_graph()->add_output() = shadowed.graph().input(0);
+  shadowed.mutable_graph()->mutable_output()->rbegin()->set_name("shi");
+  shadowed.mutable_graph()->mutable_output()->rbegin()->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT64);
+  shadowed.mutable_graph()->mutable_output()->rbegin()->mutable_type()->mutable_tensor_type()->clear_shape();
+  const Loaded s = load(dir, shadowed, "loop-shadowed-body");
+  const OpWork unfolded = work(s.graph, "Loop");
+  EXPECT_FALSE(unfolded.estimated) << unfolded.note;
+  EXPECT_TRUE(hasWarning(s.graph, "inside If/Loop/Scan bodies have no static shape"));
 }
 
 // Loop (trip count 2, an initializer) whose body holds an If: then MatMul {4,8}x{8,8} = 512 FLOPs,
