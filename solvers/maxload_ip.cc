@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/evaluate.h"
+#include "solvers/bounds/simple_bound.h"
 #include "solvers/ip_common.h"
 #include "solvers/local_search.h"
 #include "solvers/stages.h"
@@ -266,10 +267,17 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
     part_floor[partOf(v)] = std::max(part_floor[partOf(v)], cheapest);
     part_work[partOf(v)] += cheapest;
   }
+  // The simple bound (solvers/bounds/simple_bound.h: the work relaxation over the device kinds and
+  // memory) holds for the max-load and, summed over the passes, for the GPipe objective: with one
+  // part it also floors MaxLoad, which every node's LP then starts from.
+  double simple = 0;
+  if (auto bound = throughputSimpleBound(problem, Budget(std::max(0.5, options.time_limit / 20), options.stop)))
+    simple = bound->value;
   LinExpr objective;
   double known_bound = 0;
   for (int part = 0; part < parts; ++part) {
-    const double floor = std::max(part_floor[part], part_work[part] / devices.count());
+    double floor = std::max(part_floor[part], part_work[part] / devices.count());
+    if (parts == 1) floor = std::max(floor, simple);
     known_bound += floor;
     Var max_load = m.addContinuous(floor, mip::kUnbounded, part == 0 ? "MaxLoad" : "MaxLoadBW");
     objective += max_load;
@@ -306,7 +314,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   mo.mip_gap = options.mip_gap;
   mo.progress = options.progress;
   mo.progress_interval = options.progress_interval;
-  mo.known_bound = known_bound;
+  mo.known_bound = std::max(known_bound, simple);
   if (!options.start.empty())
     mo.start = startFor(problem, layout, x, is_accelerator, stage_used, m, order, options);
   // GLPK's feasibility pump runs LPs with no callback and no look at the clock: with a start it

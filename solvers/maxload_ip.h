@@ -16,8 +16,10 @@
 // - a starting incumbent (the DP's split, relabelled to satisfy the symmetry rows) is completed and
 //   injected, so the search never returns anything worse and prunes against it from the start;
 //   for non-contiguous splits it is first improved by local search (solvers/local_search.h);
-// - MaxLoad >= max over nodes of min(p_acc, p_cpu) and >= total minimum work / devices, which the LP
-//   relaxation alone does not see once communication enters.
+// - MaxLoad >= max over nodes of min(p_acc, p_cpu), >= total minimum work / devices and >= the simple
+//   bound (solvers/bounds/simple_bound.h: the work relaxation over the device kinds and memory),
+//   which the LP relaxation alone does not see once communication enters; with the GPipe objective
+//   the simple bound floors the reported bound only.
 #pragma once
 
 #include <functional>
