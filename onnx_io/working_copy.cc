@@ -324,11 +324,12 @@ void countDefinitions(const onnx::GraphProto& g, std::map<std::string, int>& cou
   }
 }
 
-// foldBody() on every body of g's control-flow nodes. Values and shapes are looked up by name in one
-// map for all scopes, which is right because ONNX names are unique across scopes; a model whose
-// bodies redefine a name of an enclosing scope (or an initializer that is also a graph input, as
-// before IR 4) folds nothing inside its bodies.
-int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known, std::size_t& total) {
+// foldBody() on every body of g's control-flow nodes; `top_shapes` are the top level's. Values and
+// shapes are looked up by name in one map for all scopes, which is right because ONNX names are
+// unique across scopes; a model whose bodies redefine a name of an enclosing scope (or an
+// initializer that is also a graph input, as before IR 4) folds nothing inside its bodies.
+int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known,
+               const std::map<std::string, Shape>& top_shapes, std::size_t& total) {
   std::map<std::string, int> definitions;
   for (const auto& node : g.node()) {
     for (const auto& attr : node.attribute()) {
@@ -343,14 +344,7 @@ int foldBodies(onnx::GraphProto& g, std::map<std::string, ConstTensor>& known, s
   for (const auto& [name, n] : definitions) {
     if (n > 1 || top.count(name)) return 0;
   }
-  std::map<std::string, Shape> shapes;
-  {
-    std::map<std::string, onnx::TypeProto> types;
-    collectShapes(g, types);
-    for (const auto& [name, type] : types) {
-      if (auto s = shapeOf(type)) shapes[name] = *s;
-    }
-  }
+  std::map<std::string, Shape> shapes = top_shapes;
   collectBodyShapes(g, shapes);
   int folded = 0;
   for (auto& node : *g.mutable_node()) {
@@ -416,7 +410,7 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
       }
       const bool new_loop_types = addLoopOutputTypes(work.graph(), types, loop_types);
       const bool new_own_types = addOwnTypes(work.graph(), opsets, known, types, own_types);
-      const int body_folded = capped ? 0 : foldBodies(*work.mutable_graph(), known, total);
+      const int body_folded = capped ? 0 : foldBodies(*work.mutable_graph(), known, shapes, total);
       if (remove.empty() && !new_loop_types && !new_own_types && body_folded == 0) break;
       folded += static_cast<int>(remove.size());
       auto* graph = work.mutable_graph();

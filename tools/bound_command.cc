@@ -3,9 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/shared_weights.h"
 #include "onnx_io/json_text.h"
-#include "onnx_io/workload_json.h"
 #include "passes/lower_bounds.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
@@ -109,26 +107,17 @@ int runBound(const Args& args) {
   Problem problem;
   if (isModel(input)) {
     if (int rc = loadModelProblem(args, "bound", problem); rc != kOk) return rc;
+    // The counts and memory went into the device specification; --overlap is the objective's.
+    DeviceOverrides overrides;
+    if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "bound");
+    if (overrides.overlap) problem.objective.overlap = *overrides.overlap;
   } else {
     if (args.values.count("devices") || args.repeated.count("dim"))
       return usageError("--devices and --dim apply to an ONNX model, not to " + input, "bound");
-    DeviceOverrides overrides;
-    if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "bound");
-    SharedWeightMode shared_weights = SharedWeightMode::Auto;
-    if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "bound");
-    auto workload = readWorkload(input);
-    if (!workload) return fail(workload.status());
-    problem = std::move(*workload);
-    overrides.applyTo(problem);
-    if (Status s = applySharedWeightMode(problem, shared_weights); !s) return fail(s.withContext(input));
+    if (int rc = loadWorkloadProblem(args, "bound", input, problem); rc != kOk) return rc;
   }
   problem.objective.goal = goal;
   problem.objective.gpipe = gpipe;
-  if (auto it = args.values.find("overlap"); it != args.values.end() && isModel(input)) {
-    DeviceOverrides overlap;
-    if (auto error = parseDeviceOverrides(args, overlap)) return usageError(*error, "bound");
-    overlap.applyTo(problem);
-  }
   settings.budget = Budget(settings.time_limit, &interruptFlag());
   auto report = proveLowerBound(problem, space, methods, settings);
   if (!report) return report.status().code() == StatusCode::InvalidInput ? usageError(report.status().message(), "bound")

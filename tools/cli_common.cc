@@ -180,6 +180,23 @@ void DeviceOverrides::applyTo(Problem& problem) const {
   if (memory) problem.devices.memory = *memory;
 }
 
+int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload, Problem& out) {
+  DeviceOverrides overrides;
+  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, command);
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
+  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, command);
+  auto problem = readWorkload(workload);
+  if (!problem) return fail(problem.status());
+  overrides.applyTo(*problem);
+  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) {
+    // --shared-weights replicate on a training workload: a command line the workload does not allow.
+    if (s.code() == StatusCode::Unsupported) return usageError(workload + ": " + s.message(), "");
+    return fail(s.withContext(workload));
+  }
+  out = std::move(*problem);
+  return kOk;
+}
+
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out) {
   if (auto it = args.values.find("overlap"); it != args.values.end()) {
     static const std::map<std::string, Overlap> modes{

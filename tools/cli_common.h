@@ -60,6 +60,11 @@ struct DeviceOverrides {
 };
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
 
+// The WORKLOAD.json at `workload` with the device overrides and --shared-weights of `args` applied:
+// kOk, or the exit code after reporting the problem (a bad option or a shared-weight mode the
+// workload does not allow is a usage error of `command`).
+int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload, Problem& out);
+
 // --shared-weights replicate|colocate|auto (default auto: replicate for inference, colocate for
 // training; core/shared_weights.h).
 std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);

@@ -155,12 +155,6 @@ Options:
   -q, --quiet             no summary on standard error
 )";
 
-// --shared-weights replicate on a training workload is a command line the workload does not allow.
-int sharedWeightError(const Status& status, const std::string& workload) {
-  if (status.code() == StatusCode::Unsupported) return usageError(workload + ": " + status.message(), "");
-  return fail(status.withContext(workload));
-}
-
 int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
   const std::string workload = args.positional.front();
@@ -187,19 +181,13 @@ int runPartition(const Args& args) {
     PassManager check;
     if (Status s = check.parsePipeline(registry, pipeline); !s) return usageError(s.message(), "partition");
   }
-  DeviceOverrides overrides;
-  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "partition");
-  SharedWeightMode shared_weights = SharedWeightMode::Auto;
-  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "partition");
   ctx.verify_each = args.flags.count("verify-each") > 0;
   const bool quiet = args.flags.count("quiet") > 0;
 
-  auto problem = readWorkload(workload);
-  if (!problem) return fail(problem.status());
-  overrides.applyTo(*problem);
-  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return sharedWeightError(s, workload);
-  problem->objective.goal = goal;
-  problem->objective.gpipe = gpipe;
+  Problem problem;
+  if (int rc = loadWorkloadProblem(args, "partition", workload, problem); rc != kOk) return rc;
+  problem.objective.goal = goal;
+  problem.objective.gpipe = gpipe;
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -207,7 +195,7 @@ int runPartition(const Args& args) {
   };
   if (!quiet) ctx.solver.progress = progressPrinter(start);
   ctx.solver.budget = Budget(ctx.solver.time_limit, &interruptFlag());
-  auto outcome = runPipeline(std::move(*problem), pipeline, ctx);
+  auto outcome = runPipeline(std::move(problem), pipeline, ctx);
   endProgressLine();
   if (!outcome) return fail(outcome.status().withContext(workload));
 
@@ -256,31 +244,25 @@ int runEvaluate(const Args& args) {
   if (objective != "throughput" && objective != "latency") {
     return usageError("--objective must be throughput or latency (got '" + objective + "')", "evaluate");
   }
-  DeviceOverrides overrides;
-  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "evaluate");
-  SharedWeightMode shared_weights = SharedWeightMode::Auto;
-  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, "evaluate");
-  auto problem = readWorkload(workload);
-  if (!problem) return fail(problem.status());
-  overrides.applyTo(*problem);
-  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) return sharedWeightError(s, workload);
-  auto device_of = readSplit(split_path, *problem);
+  Problem problem;
+  if (int rc = loadWorkloadProblem(args, "evaluate", workload, problem); rc != kOk) return rc;
+  auto device_of = readSplit(split_path, problem);
   if (!device_of) return fail(device_of.status());
   nlohmann::ordered_json out;
   std::vector<std::string> violations;
   double value = 0;
   if (objective == "latency") {
-    auto latency = evaluateLatency(*problem, *device_of);
+    auto latency = evaluateLatency(problem, *device_of);
     if (!latency) return fail(latency.status().withContext(split_path));
     value = latency->latency;
     violations = latency->violations;
-    out = latencyPlacementToJson(*problem, Placement{*device_of, {}, value}, *latency);
+    out = latencyPlacementToJson(problem, Placement{*device_of, {}, value}, *latency);
   } else {
-    Evaluation eval = evaluateThroughput(*problem, *device_of);
+    Evaluation eval = evaluateThroughput(problem, *device_of);
     value = eval.max_load;
-    violations = splitViolations(*problem, *device_of);
+    violations = splitViolations(problem, *device_of);
     out =
-        placementToJson(*problem, Placement{*device_of, std::vector<int>(device_of->size(), 0), value}, eval);
+        placementToJson(problem, Placement{*device_of, std::vector<int>(device_of->size(), 0), value}, eval);
   }
   out["valid"] = violations.empty();
   out["violations"] = violations;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "core/evaluate.h"
 #include "solvers/mip.h"
@@ -41,12 +42,16 @@ VariantBound solveVariant(const Problem& problem, bool accelerator, bool contigu
     b[v] = *b_var[v];
     compute.add(*b_var[v], time(v));
   }
-  // Colocated nodes are in B together or not at all.
+  // Colocated nodes are in B together or not at all (and, below, share the rest's fractions): each
+  // node with the first of its class.
   std::map<int, Vertex> first_of_class;
+  std::vector<std::pair<Vertex, Vertex>> colocated;
   for (Vertex v = 0; v < n; ++v) {
     if (!g[v].colocation) continue;
     auto [it, inserted] = first_of_class.try_emplace(*g[v].colocation, v);
-    if (!inserted) m.addEq(b[v], b[it->second], "colocated");
+    if (inserted) continue;
+    colocated.emplace_back(v, it->second);
+    m.addEq(b[v], b[it->second], "colocated");
   }
   if (contiguous) {
     // pre_v: v in a block before B; after = 1 - pre - b. Every forward data edge u -> v keeps its
@@ -99,12 +104,9 @@ VariantBound solveVariant(const Problem& problem, bool accelerator, bool contigu
     }
     m.addEq(b[v] + a[v] + c[v], 1.0, "placed");
   }
-  for (const auto& [cls, first] : first_of_class) {
-    for (Vertex v = first + 1; v < n; ++v) {
-      if (g[v].colocation != cls) continue;
-      m.addEq(a[v], a[first], "colocated_rest");
-      m.addEq(c[v], c[first], "colocated_rest");
-    }
+  for (const auto& [v, first] : colocated) {
+    m.addEq(a[v], a[first], "colocated_rest");
+    m.addEq(c[v], c[first], "colocated_rest");
   }
   if (rest_acc > 0) {
     for (std::size_t w = 0; w < problem.weights.size(); ++w) {
