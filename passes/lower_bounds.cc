@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "passes/pass_manager.h"
 #include "solvers/bounds/bottleneck_mip.h"
@@ -103,6 +104,15 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
   SolverSettings timed = settings;
   if (!timed.budget.hasDeadline()) timed.budget = Budget(settings.time_limit, settings.budget.stopFlag());
   bool optimal = false;
+  // The simple bound, once: a method of its own and the bottleneck program's threshold.
+  std::optional<SimpleBound> simple;
+  auto simpleOnce = [&]() -> Status {
+    if (simple) return Status::ok();
+    auto computed = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
+    if (!computed) return computed.status();
+    simple = *computed;
+    return Status::ok();
+  };
   for (const std::string& method : ordered) {
     const auto started = std::chrono::steady_clock::now();
     MethodBound bound;
@@ -111,14 +121,11 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
     if (optimal) {
       bound.outcome = "skipped: an earlier method proved the optimum";
     } else if (method == "simple") {
-      auto simple = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
-      if (!simple) return simple.status();
+      if (Status s = simpleOnce(); !s) return s;
       bound.value = simple->value;
       bound.outcome = "proven";
     } else if (method == "bottleneck") {
-      // Its threshold is the simple bound (computed again when simple was not asked for: cheap).
-      auto simple = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
-      if (!simple) return simple.status();
+      if (Status s = simpleOnce(); !s) return s;
       auto bottleneck = bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, timed.budget);
       if (!bottleneck) return bottleneck.status();
       bound.value = bottleneck->value;
@@ -128,6 +135,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       rest.time_limit = timed.budget.remaining();
       bound = method == "dp" ? dpBound(problem, rest) : exactBound(problem, space, rest);
     }
+    // Ctrl-C: nothing is reported, as a stopped solve reports nothing.
+    if (timed.budget.interrupted()) return interrupted("interrupted");
     bound.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     optimal = optimal || bound.outcome == "optimal";
     report.cut_short = report.cut_short || bound.outcome.rfind("cut short", 0) == 0;

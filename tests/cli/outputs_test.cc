@@ -178,6 +178,16 @@ TEST_F(Outputs, SigintOrSigtermDuringASolveStopsPromptlyAndWritesNothing) {
   RunResult r = finish(running);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_TRUE(workFiles().empty());
+
+  // bound: interrupted in its integer program, it reports nothing.
+  Running bounding = start({"bound", workload, "--space", "any", "--method", "exact", "--time-limit", "120", "-o",
+                            (work_ / "bound.json").string(), "-q"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(bounding.pid, SIGINT);
+  RunResult b = finish(bounding);
+  EXPECT_EQ(b.exit_code, 130) << b.err;
+  EXPECT_NE(b.err.find("nothing was written"), std::string::npos) << b.err;
+  EXPECT_TRUE(workFiles().empty());
 }
 
 TEST_F(Outputs, CostsThatOverflowAreReportedAsSuch) {
