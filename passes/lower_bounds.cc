@@ -73,6 +73,7 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   const bool throughput = objective.goal == Goal::Throughput;
   if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("dp");
   if (throughput && !objective.gpipe) out.push_back("bottleneck");
+  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("guess");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
   if (space == BoundSpace::Contiguous || throughput) out.push_back("exact");
   return out;
@@ -113,8 +114,18 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
     simple = *computed;
     return Status::ok();
   };
-  for (const std::string& method : ordered) {
+  // The programs share what is left equally (the DP takes what it needs: it proves the optimum or is
+  // refused quickly), so a slow bottleneck program does not starve the exact one.
+  auto programsFrom = [&](std::size_t i) {
+    return std::count_if(ordered.begin() + static_cast<std::ptrdiff_t>(i), ordered.end(),
+                         [](const std::string& m) { return m == "bottleneck" || m == "guess" || m == "exact"; });
+  };
+  for (std::size_t index = 0; index < ordered.size(); ++index) {
+    const std::string& method = ordered[index];
     const auto started = std::chrono::steady_clock::now();
+    const auto programs_left = programsFrom(index);
+    const Budget share = programs_left > 1 ? timed.budget.within(timed.budget.remaining() / static_cast<double>(programs_left))
+                                           : timed.budget;
     MethodBound bound;
     bound.method = method;
     if (timed.budget.interrupted()) return interrupted("interrupted");
@@ -124,15 +135,17 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       if (Status s = simpleOnce(); !s) return s;
       bound.value = simple->value;
       bound.outcome = "proven";
-    } else if (method == "bottleneck") {
+    } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
-      auto bottleneck = bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, timed.budget);
+      auto bottleneck = method == "guess" ? guessBottleneckBound(problem, simple->value, share)
+                                          : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, share);
       if (!bottleneck) return bottleneck.status();
       bound.value = bottleneck->value;
       bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;
     } else {
       SolverSettings rest = timed;
-      rest.time_limit = timed.budget.remaining();
+      if (method == "exact") rest.budget = share;
+      rest.time_limit = rest.budget.remaining();
       bound = method == "dp" ? dpBound(problem, rest) : exactBound(problem, space, rest);
     }
     // Ctrl-C: nothing is reported, as a stopped solve reports nothing.

@@ -5,10 +5,12 @@
 // block of a pipeline (what the DP and SliceGraph search), "any" bounds every placement (what
 // ip-noncontig searches). A bound over "any" is also one over "contiguous", never the other way.
 //
-// Methods, run in this order, each with what is left of the time limit:
+// Methods, run in this order; the programs (bottleneck, guess, exact) share what is left of the time
+// limit equally, the DP takes what it needs:
 //   simple  the work relaxation and per-node floors (solvers/bounds/simple_bound.h): both spaces
 //   dp      the exact DP's optimum, when it finishes (contiguous throughput only)
 //   bottleneck  the three-superblock program (solvers/bounds/bottleneck_mip.h; max-load only)
+//   guess   the guess-the-bottleneck programs, one per block position and kind (contiguous max-load)
 //   exact   the integer program of the space (ip, ip-noncontig), stopped by the time limit with the
 //           bound it has proven; skipped once an earlier method has proven the optimum
 #pragma once
@@ -24,7 +26,7 @@ namespace placer {
 enum class BoundSpace { Contiguous, Any };
 const char* toString(BoundSpace space);
 
-// "simple", "dp", "bottleneck", "exact"; "all" expands to the ones the space and objective have.
+// "simple", "dp", "bottleneck", "guess", "exact"; "all" expands to the ones the space and objective have.
 std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective);
 
 struct MethodBound {

@@ -22,19 +22,23 @@ Spaces (never mixed up in a report):
   any          every placement, contiguous or not (what ip-noncontig searches); a bound here also
                bounds the contiguous optimum, not the other way round
 
-Methods (run cheapest first; each gets what is left of the time limit):
+Methods (run cheapest first; the dp takes what it needs of the time limit, the programs bottleneck,
+guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation) and each
                node's cheapest time; for latency, the fractional critical path (solvers/README.md)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices
                (max-load; the best proven value when the time limit stops it)
+  guess        guess the bottleneck: one program per block position and device kind, the blocks
+               before and after the bottleneck each within their count times its load; the
+               smallest value (contiguous max-load)
   exact        the integer program of the space (ip, ip-noncontig) and the bound it has proven when
                the time limit stops it; skipped when dp proved the optimum (latency: contiguous only)
   all          every method that applies (the default)
 
 Options:
-  --method NAME           simple, dp, bottleneck, exact or all (repeatable)
+  --method NAME           simple, dp, bottleneck, guess, exact or all (repeatable)
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)
   --objective throughput|latency, --gpipe, --threads N, --max-ideals N

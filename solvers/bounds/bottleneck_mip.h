@@ -31,4 +31,14 @@ struct BottleneckBound {
 Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguous, double threshold,
                                           const Budget& budget);
 
+// The SliceGraph paper's "guess the bottleneck" programs (§4.3), contiguous space only: for each
+// position i of the k + l blocks of a pipeline and each kind of device, B is block i, the blocks
+// before it and those after it form two superblocks whose summed loads are at most their block
+// counts times L (each kind within as many of its devices as can be there, their accelerators'
+// memory included), and the rest fits fractionally as above; B's work has no floor, L >= threshold.
+// The optimal split, with its bottleneck's position and kind guessed right, is a point of one
+// program, so the smallest of their proven values is a bound. The budget is shared equally among
+// what is left; each program stopped early still gives its proven value.
+Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double threshold, const Budget& budget);
+
 }  // namespace placer

@@ -103,12 +103,13 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(c["boundMethod"], "dp");
   EXPECT_EQ(c["boundSpace"], "contiguous");
   EXPECT_FALSE(c["cutShort"].get<bool>());
-  ASSERT_EQ(c["methods"].size(), 4u);
+  ASSERT_EQ(c["methods"].size(), 5u);
   EXPECT_EQ(c["methods"][0]["method"], "simple");
   EXPECT_LT(c["methods"][0]["lowerBound"].get<double>(), kThroughputOptimum);
   EXPECT_GT(c["methods"][0]["lowerBound"].get<double>(), 0.8 * kThroughputOptimum);
-  for (int i : {2, 3}) {
-    EXPECT_EQ(c["methods"][i]["method"], i == 2 ? "bottleneck" : "exact");
+  const char* skipped[] = {"bottleneck", "guess", "exact"};
+  for (int i : {2, 3, 4}) {
+    EXPECT_EQ(c["methods"][i]["method"], skipped[i - 2]);
     EXPECT_EQ(c["methods"][i]["outcome"], "skipped: an earlier method proved the optimum");
   }
 
@@ -119,6 +120,16 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(bj["boundMethod"], "bottleneck");
   EXPECT_GT(bj["lowerBound"].get<double>(), c["methods"][0]["lowerBound"].get<double>() * (1 + 1e-6));
   EXPECT_LE(bj["lowerBound"].get<double>(), kThroughputOptimum);
+
+  // Guessing the bottleneck's position: every program solved, at least the simple bound, at most
+  // the optimum.
+  RunResult guess = run({"bound", workloadPath(kThroughput).string(), "--method", "guess", "-q"});
+  ASSERT_EQ(guess.exit_code, 0) << guess.err;
+  json gj = json::parse(guess.out);
+  EXPECT_EQ(gj["boundMethod"], "guess");
+  EXPECT_FALSE(gj["cutShort"].get<bool>()) << gj.dump();
+  EXPECT_GE(gj["lowerBound"].get<double>(), c["methods"][0]["lowerBound"].get<double>());
+  EXPECT_LE(gj["lowerBound"].get<double>(), kThroughputOptimum);
 
   // A split of 17.7147 over every placement is known (ip-noncontig within 5 s).
   RunResult any = run({"bound", workloadPath(kThroughput).string(), "--space", "any", "--time-limit", "2", "-q"});
@@ -161,6 +172,10 @@ TEST_F(CliTest, BoundCommandRefusesMethodsThatDoNotApply) {
                      "--method", "exact"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bound method 'exact' does not apply here (any space, latency)"), std::string::npos) << r.err;
+  RunResult guess = run({"bound", workloadPath(kThroughput).string(), "--space", "any", "--method", "guess"});
+  EXPECT_EQ(guess.exit_code, 2);
+  EXPECT_NE(guess.err.find("bound method 'guess' does not apply here (any space, throughput)"), std::string::npos)
+      << guess.err;
   RunResult bad = run({"bound", workloadPath(kThroughput).string(), "--space", "some"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--space must be contiguous or any"), std::string::npos) << bad.err;

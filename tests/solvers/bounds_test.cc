@@ -165,6 +165,7 @@ bool allowed(const Problem& problem, const std::vector<int>& device_of, const Ev
 
 TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
   int checked = 0, latency_checked = 0, tight = 0, bottleneck_gain = 0, contiguous_checked = 0;
+  int guess_gain = 0, guess_tight = 0;
   for (std::uint32_t seed = 1; seed <= 150; ++seed) {
     RandomCase c = randomCase(seed);
     SCOPED_TRACE(c.description);
@@ -206,6 +207,13 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
       ASSERT_TRUE(contiguous.hasValue()) << contiguous.status().message();
       EXPECT_LE(contiguous->value, dp->solve.value * (1 + 1e-9)) << "bottleneck, contiguous: " << contiguous->detail;
       EXPECT_GE(contiguous->value, any->value * (1 - 1e-8));
+      auto guess = guessBottleneckBound(p, bound->value, Budget::unlimited());
+      ASSERT_TRUE(guess.hasValue()) << guess.status().message();
+      EXPECT_LE(guess->value, dp->solve.value * (1 + 1e-9)) << "guess the bottleneck: " << guess->detail;
+      EXPECT_GE(guess->value, bound->value * (1 - 1e-8));
+      EXPECT_FALSE(guess->cut_short);
+      guess_gain += guess->value > contiguous->value * (1 + 1e-6);
+      guess_tight += guess->value >= dp->solve.value * (1 - 1e-6);
       ++contiguous_checked;
     }
     if (std::isfinite(best_latency)) {
@@ -223,9 +231,11 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
   EXPECT_GT(tight, 0) << "the bound is never the optimum: too weak to be useful";
   EXPECT_GE(contiguous_checked, 100);
   EXPECT_GT(bottleneck_gain, 0) << "the bottleneck program never improves on the simple bound";
+  EXPECT_GT(guess_gain, 0) << "guessing the bottleneck never improves on the three-superblock program";
   std::printf("simple bound: %d throughput cases (%d tight), %d latency cases; bottleneck above it in %d, "
-              "%d contiguous cases against the DP\n",
-              checked, tight, latency_checked, bottleneck_gain, contiguous_checked);
+              "%d contiguous cases against the DP; guess above the contiguous bottleneck in %d, the DP "
+              "optimum in %d\n",
+              checked, tight, latency_checked, bottleneck_gain, contiguous_checked, guess_gain, guess_tight);
 }
 
 // Table 1: the bound never exceeds a published optimum, and is within a factor 2 of it.
