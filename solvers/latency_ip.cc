@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/latency.h"
+#include "solvers/bounds/simple_bound.h"
 #include "solvers/ip_common.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_model.h"
@@ -405,7 +406,13 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   auto t = [unit](double time) { return time / unit; };
   out.start_latency = start ? start->latency : kInfinity;
   const std::vector<double> head = heads(g, order, cheapest);
-  const double floor = *std::max_element(head.begin(), head.end());
+  // Floors of the latency: the longest path of cheapest times, and the simple bound (the fractional
+  // critical path with the accelerators' share of the work, within their memory;
+  // solvers/bounds/simple_bound.h). Both hold for every placement, so for every program's space;
+  // the floor on TotalLatency is where every node's LP starts.
+  double floor = *std::max_element(head.begin(), head.end());
+  const double simple_seconds = std::max(0.5, (options.time_limit - seconds()) / 20);
+  if (auto simple = latencySimpleBound(problem, Budget(simple_seconds, options.stop))) floor = std::max(floor, simple->value);
 
   LatencyModelInput input{q,     columns, allowed, on_accelerator, classes,
                           order, head,    floor,   unit,           options.symmetry_breaking};
