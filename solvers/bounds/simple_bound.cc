@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "solvers/bounds/latency_path_bound.h"
 #include "solvers/mip.h"
 
 namespace placer {
@@ -202,6 +203,13 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   m.minimize(t);
   auto relaxed = solveRelaxation(m, total, budget);
   if (!relaxed) return relaxed.status();
+  // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h).
+  std::vector<bool> can_accelerator(boost::num_vertices(g)), can_cpu(boost::num_vertices(g));
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
+    can_cpu[v] = (*units)[unit_of[v]].on_cpu;
+  }
+  const double along_path = latencyPathBound(problem, can_accelerator, can_cpu);
   if (*relaxed) {
     out.value = **relaxed;
   } else {
@@ -212,6 +220,10 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
                                                  unit.on_cpu ? g[v].p_cpu : kInfinity));
       }
     }
+  }
+  if (along_path > out.value) {
+    out.value = along_path;
+    out.reason = "transfers";
   }
   return out;
 }

@@ -21,7 +21,8 @@ struct SimpleBound {
   double value = 0;  // proven: no placement does better
   // Which part gave the value, for reports: "work" (the work relaxation), "node" (one node's or
   // colocation class's cheapest time), "path" (latency: the longest path of cheapest times with the
-  // accelerators' share of the work).
+  // accelerators' share of the work), "transfers" (latency: one path cut into CPU and accelerator
+  // runs, each accelerator run paying its transfers and within one accelerator's memory).
   std::string reason;
 };
 
@@ -34,9 +35,12 @@ struct SimpleBound {
 // Fails (Infeasible) when no kind of device can run some node.
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
 
-// Single-sample latency (core/latency.h: CPU nodes never wait for a core): the smallest T of a
-// fractional split for which some schedule of the fractional times along every path fits in T and
-// the accelerators' work fits in k T (one accelerator runs one node at a time), within their memory.
+// Single-sample latency (core/latency.h: CPU nodes never wait for a core): the larger of
+//   - the smallest T of a fractional split for which some schedule of the fractional times along
+//     every path fits in T and the accelerators' work fits in k T (one accelerator runs one node at
+//     a time), within their memory;
+//   - the path bound (solvers/bounds/latency_path_bound.h): the transfers at the boundaries of the
+//     accelerator runs a path must be cut into, with the memory that forces the cuts.
 Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
 
 // The one for the problem's objective.

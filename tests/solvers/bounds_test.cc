@@ -11,6 +11,7 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/bounds/bottleneck_mip.h"
+#include "solvers/bounds/latency_path_bound.h"
 #include "solvers/bounds/simple_bound.h"
 #include "passes/pass_manager.h"
 #include "tests/graph_builder.h"
@@ -97,6 +98,32 @@ TEST(SimpleBound, LatencyIsAtLeastTheCheapestPath) {
   EXPECT_NEAR(bound->value, 3.0, 1e-6);
 }
 
+// Memory forces a chain onto several accelerator runs, and every run boundary costs its transfers:
+// the path bound sees both; the fractional critical path sees neither.
+TEST(SimpleBound, LatencyPathPaysTheTransfersMemoryForces) {
+  // a -> b -> c, 1 on an accelerator and 10 on the CPU each, 0.6 of an accelerator's memory each,
+  // transfers of 2. No two nodes share an accelerator run, so the best cut is three accelerator
+  // runs: (0 + 1 + 2) + (2 + 1 + 2) + (2 + 1 + 0) = 11, against 3 without transfers. (The optimum is
+  // 18: two accelerators hold only two of the nodes.)
+  GraphBuilder b({2, 1.0, 1});
+  for (int i = 0; i < 3; ++i)
+    b.node(1.0, 10.0, 0.6);
+  b.edge(0, 1, 2.0).edge(1, 2, 2.0);
+  Problem p = b.build();
+  p.objective.goal = Goal::Latency;
+  std::vector<bool> yes(3, true);
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes), 11.0, 1e-12);
+  auto bound = latencySimpleBound(p);
+  ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+  EXPECT_NEAR(bound->value, 11.0, 1e-9);
+  EXPECT_EQ(bound->reason, "transfers");
+  // With room for the whole chain on one accelerator, one run: 3. Without a CPU, the same.
+  p.devices.memory = 2.0;
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes), 3.0, 1e-12);
+  // Nothing on an accelerator: the CPU's 30.
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, std::vector<bool>(3, false), yes), 30.0, 1e-12);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exhaustive search over every placement (contiguous or not) of tiny random problems.
 
@@ -165,7 +192,7 @@ bool allowed(const Problem& problem, const std::vector<int>& device_of, const Ev
 
 TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
   int checked = 0, latency_checked = 0, tight = 0, bottleneck_gain = 0, contiguous_checked = 0;
-  int guess_gain = 0, guess_tight = 0;
+  int guess_gain = 0, guess_tight = 0, latency_transfers = 0, latency_tight = 0;
   for (std::uint32_t seed = 1; seed <= 150; ++seed) {
     RandomCase c = randomCase(seed);
     SCOPED_TRACE(c.description);
@@ -221,9 +248,11 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
       latency_problem.objective.goal = Goal::Latency;
       auto latency_bound = latencySimpleBound(latency_problem);
       ASSERT_TRUE(latency_bound.hasValue()) << latency_bound.status().message();
-      EXPECT_LE(latency_bound->value, best_latency * (1 + 1e-9)) << "latency";
+      EXPECT_LE(latency_bound->value, best_latency * (1 + 1e-9)) << "latency (" << latency_bound->reason << ")";
       EXPECT_GT(latency_bound->value, 0);
       ++latency_checked;
+      latency_transfers += latency_bound->reason == "transfers";
+      latency_tight += latency_bound->value >= best_latency * (1 - 1e-6);
     }
   }
   EXPECT_GE(checked, 120);
@@ -232,6 +261,9 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
   EXPECT_GE(contiguous_checked, 100);
   EXPECT_GT(bottleneck_gain, 0) << "the bottleneck program never improves on the simple bound";
   EXPECT_GT(guess_gain, 0) << "guessing the bottleneck never improves on the three-superblock program";
+  EXPECT_GT(latency_transfers, 0) << "the latency path bound never improves on the fractional critical path";
+  std::printf("latency: the path bound above the fractional critical path in %d cases, the optimum in %d\n",
+              latency_transfers, latency_tight);
   std::printf("simple bound: %d throughput cases (%d tight), %d latency cases; bottleneck above it in %d, "
               "%d contiguous cases against the DP; guess above the contiguous bottleneck in %d, the DP "
               "optimum in %d\n",

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/latency.h"
+#include "solvers/bounds/simple_bound.h"
 #include "solvers/latency_greedy.h"
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
@@ -381,6 +382,12 @@ TEST(LatencyIp, TimeLimitZeroReturnsTheStartOrSaysThereIsNone) {
   EXPECT_NEAR(started.result.value, greedy.value, 1e-9 * greedy.value);
   EXPECT_NEAR(started.start_latency, greedy.value, 1e-9 * greedy.value);
   expectConsistent(p, started, 1);
+  // Stopped at once, the program still reports its floor: at least the simple bound (the fractional
+  // critical path with the accelerators' share of the work), at most the start.
+  auto simple = latencySimpleBound(p);
+  ASSERT_TRUE(simple.hasValue()) << simple.status().message();
+  EXPECT_GE(started.result.bound, simple->value * (1 - 1e-9));
+  EXPECT_LE(started.result.bound, greedy.value * (1 + 1e-9));
 
   // A start with more level pieces than slots cannot be injected: with q = 1 and no heuristics the
   // solve has nothing to fall back on.
