@@ -450,6 +450,8 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   mo.feasibility_pump = options.feasibility_pump && mo.start.empty();
   mo.cuts = options.cuts;
   mip::Result r = mip::solve(m, mo);
+  // The floor is proven whatever GLPK reports (even when it gives up with an error).
+  if (r.status != mip::Status::Infeasible && !(r.bound >= mo.known_bound)) r.bound = mo.known_bound;
   r.objective *= unit;
   r.bound *= unit;
 

@@ -320,7 +320,9 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   // GLPK's feasibility pump runs LPs with no callback and no look at the clock: with a start it
   // overran 10 s limits by up to 15 s (op BERT-6 training), and an incumbent is there already.
   mo.feasibility_pump = mo.start.empty();
-  const mip::Result r = mip::solve(m, mo);
+  mip::Result r = mip::solve(m, mo);
+  // The floors are proven whatever GLPK reports (even when it gives up with an error).
+  if (r.status != mip::Status::Infeasible && !(r.bound >= mo.known_bound)) r.bound = mo.known_bound;
   const auto evaluate = [&](const std::vector<int>& device_of) {
     return options.gpipe ? gpipeObjective(problem, device_of)
                          : evaluateThroughput(problem, device_of).max_load;

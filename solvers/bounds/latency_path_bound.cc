@@ -67,46 +67,117 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
 }  // namespace
 
 double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
-                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu) {
+                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
+                        const Budget& budget) {
   const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
   const std::size_t m = path.size();
   if (m == 0) return 0;
-  // transfer[i]: u = path[i] to path[i + 1]; none after the last node.
-  const Transfers transfers = edgeTransfers(problem);
-  std::vector<double> transfer(m, 0);
-  for (std::size_t i = 0; i + 1 < m; ++i)
-    transfer[i] = transferOf(transfers, path[i], path[i + 1]);
+  // The nets each node produces and reads; where each node is on the path (-1: not on it).
+  std::vector<std::vector<std::size_t>> nets_from(n), nets_into(n);
+  for (std::size_t k = 0; k < problem.nets.size(); ++k) {
+    nets_from[problem.nets[k].source].push_back(k);
+    for (Vertex t : problem.nets[k].sinks)
+      nets_into[t].push_back(k);
+  }
+  std::vector<std::ptrdiff_t> index_on_path(n, -1);
+  for (std::size_t i = 0; i < m; ++i)
+    index_on_path[path[i]] = static_cast<std::ptrdiff_t>(i);
+  // A piece is convex: with path[i] and path[j] it holds every node between them. owned[i]: the
+  // nodes path[i] reaches and path[i + 1] does not (each node is in at most one list), so the nodes
+  // between path[i] and path[j] are those of owned[i..j] that reach path[j].
+  std::vector<std::vector<Vertex>> owned(m);
+  std::vector<bool> reached(n, false);
+  for (std::size_t i = m; i-- > 0;) {
+    std::vector<Vertex> stack = {path[i]};
+    reached[path[i]] = true;
+    while (!stack.empty()) {
+      const Vertex u = stack.back();
+      stack.pop_back();
+      owned[i].push_back(u);
+      for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
+        const Vertex w = boost::target(*e, g);
+        if (g[*e].artificial || reached[w]) continue;
+        reached[w] = true;
+        stack.push_back(w);
+      }
+    }
+  }
+  // Each list from the last node to the first in a topological order, so that whether a node
+  // reaches the run's end is known from its successors, which come before it (in its list or in a
+  // later path node's).
+  std::vector<std::size_t> position(n);
+  {
+    std::vector<Vertex> order;
+    boost::topological_sort(g, std::back_inserter(order));  // successors first
+    for (std::size_t k = 0; k < order.size(); ++k)
+      position[order[k]] = k;
+  }
+  for (auto& list : owned)
+    std::sort(list.begin(), list.end(), [&](Vertex a, Vertex b) { return position[a] < position[b]; });
   // best[j]: the cheapest cut of the first j nodes into runs.
   std::vector<double> best(m + 1, kInfinity);
   best[0] = 0;
+  std::vector<std::size_t> reaches_end(n, 0);                   // == j: reaches path[j - 1]
+  std::vector<std::size_t> counted_in(problem.nets.size(), 0);  // == j: counted for runs ending at j
   for (std::size_t j = 1; j <= m; ++j) {
-    // Runs path[i..j-1], grown leftwards from j - 1.
-    double cpu = 0, acc = 0, memory = 0;
+    if (budget.exhausted()) return 0;  // a part of the cuts proves nothing
+    // Runs path[i..j-1], grown leftwards from j - 1: a CPU run computes its path nodes; an
+    // accelerator run computes every node between its ends, and transfers in each net from an
+    // earlier path node that one of them reads (that node is outside the piece, or the run would
+    // start there) and out each net of theirs that a later path node reads.
+    double cpu = 0, acc = 0, memory = 0, in = 0, out = 0;
     bool cpu_ok = true, acc_ok = true;
+    const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(j) - 1;
     for (std::size_t i = j; i-- > 0;) {
       const Vertex v = path[i];
       cpu_ok = cpu_ok && can_cpu[v];
-      acc_ok = acc_ok && can_accelerator[v];
-      memory += g[v].memory;
+      cpu += g[v].p_cpu;
+      // path[i] joins the run: its nets no longer come in.
+      for (std::size_t k : nets_from[v]) {
+        if (counted_in[k] == j) {
+          counted_in[k] = 0;
+          in -= problem.nets[k].cost;
+        }
+      }
+      for (Vertex w : owned[i]) {
+        if (!acc_ok) break;
+        bool reaches = w == path[j - 1];
+        for (auto [e, end] = boost::out_edges(w, g); !reaches && e != end; ++e)
+          reaches = !g[*e].artificial && reaches_end[boost::target(*e, g)] == j;
+        if (!reaches) continue;
+        reaches_end[w] = j;
+        acc_ok = can_accelerator[w];
+        acc += g[w].p_acc;
+        memory += g[w].memory;
+        for (std::size_t k : nets_into[w]) {
+          const std::ptrdiff_t from = index_on_path[problem.nets[k].source];
+          if (from >= 0 && from < static_cast<std::ptrdiff_t>(i) && counted_in[k] != j) {
+            counted_in[k] = j;
+            in += problem.nets[k].cost;
+          }
+        }
+        for (std::size_t k : nets_from[w]) {
+          for (Vertex t : problem.nets[k].sinks) {
+            if (index_on_path[t] > last) {
+              out += problem.nets[k].cost;
+              break;
+            }
+          }
+        }
+      }
       acc_ok = acc_ok && memory <= problem.devices.memory;
       if (!cpu_ok && !acc_ok) break;
       if (!std::isfinite(best[i])) continue;
-      if (cpu_ok) {
-        cpu += g[v].p_cpu;
-        best[j] = std::min(best[j], best[i] + cpu);
-      }
-      if (acc_ok) {
-        acc += g[v].p_acc;
-        const double in = i > 0 ? transfer[i - 1] : 0, out = transfer[j - 1];
-        best[j] = std::min(best[j], best[i] + in + acc + out);
-      }
+      if (cpu_ok) best[j] = std::min(best[j], best[i] + cpu);
+      if (acc_ok) best[j] = std::min(best[j], best[i] + std::max(0.0, in) + acc + out);
     }
   }
   return std::isfinite(best[m]) ? best[m] : 0.0;
 }
 
 double latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
-                        const std::vector<bool>& can_cpu) {
+                        const std::vector<bool>& can_cpu, const Budget& budget) {
   const OpGraph& g = problem.graph;
   if (boost::num_vertices(g) == 0 || !findCycle(g, false).empty()) return 0;
   std::vector<Vertex> order;
@@ -129,7 +200,7 @@ double latencyPathBound(const Problem& problem, const std::vector<bool>& can_acc
     auto edges = [&](Vertex u, Vertex v) { return transferOf(transfers, u, v); };
     const std::vector<Vertex> path =
         heaviestPath(g, order, node_weights[w], w == 1 ? std::function<double(Vertex, Vertex)>(edges) : none);
-    bound = std::max(bound, pathLatencyBound(problem, path, can_accelerator, can_cpu));
+    bound = std::max(bound, pathLatencyBound(problem, path, can_accelerator, can_cpu, budget));
   }
   return bound;
 }

@@ -3,31 +3,36 @@
 // several pieces (solvers/README.md, "The path bound").
 //
 // In the latency model (core/latency.h) a path meets each accelerator piece in one run of
-// consecutive nodes (a piece is convex), and the run's piece starts only once the path's previous
-// node's output is in CPU memory, transfers it in, computes at least the run's nodes and transfers
-// the output the path's next node reads out; a CPU node starts once its inputs are there. So for any
-// placement the latency is at least
+// consecutive nodes, and since a piece is convex it also holds every node between the run's ends.
+// The piece starts only once the path's previous node's output is in CPU memory, transfers it in,
+// computes all its nodes and transfers the output the path's next node reads out; a CPU node starts
+// once its inputs are there. So for any placement the latency is at least
 //     min over cuts of the path into runs of  sum( CPU run: its nodes' p_cpu;
-//                                                  accelerator run: in + its p_acc + out )
-// where an accelerator run holds only supported nodes whose own memory fits in one accelerator. A
-// dynamic program over the path's prefixes finds that minimum in O(|P|^2). Shared weights and the
-// nodes off the path are left out, so the value never exceeds the optimum of any placement.
+//                                                  accelerator run: in + p_acc of every node
+//                                                  between its ends + out )
+// where an accelerator run's nodes between its ends are all supported and their own memory fits in
+// one accelerator. A dynamic program over the path's prefixes finds that minimum in O(|P| (V + E)).
+// Shared weights and the other nodes are left out, so the value never exceeds the optimum of any
+// placement.
 #pragma once
 
 #include <vector>
 
+#include "core/budget.h"
 #include "core/problem.h"
 
 namespace placer {
 
-// The path's bound (0 for an empty path). can_accelerator[v] / can_cpu[v]: which kinds of device
-// may hold v. `path` must follow edges of the graph.
+// The path's bound (0 for an empty path, or when the budget runs out first: O(|P| (V + E)) at
+// worst, when the runs are long). can_accelerator[v] / can_cpu[v]: which kinds of device may hold
+// v. `path` must follow edges of the graph.
 double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
-                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu);
+                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
+                        const Budget& budget = Budget::unlimited());
 
 // The largest pathLatencyBound over a few heaviest paths of the acyclic graph (by cheapest time, by
 // accelerator time with transfers, by CPU time, by memory); 0 on a graph with cycles.
 double latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
-                        const std::vector<bool>& can_cpu);
+                        const std::vector<bool>& can_cpu, const Budget& budget = Budget::unlimited());
 
 }  // namespace placer

@@ -209,7 +209,7 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
     can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
     can_cpu[v] = (*units)[unit_of[v]].on_cpu;
   }
-  const double along_path = latencyPathBound(problem, can_accelerator, can_cpu);
+  const double along_path = latencyPathBound(problem, can_accelerator, can_cpu, budget);
   if (*relaxed) {
     out.value = **relaxed;
   } else {
