@@ -73,20 +73,19 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
   const std::size_t n = boost::num_vertices(g);
   const std::size_t m = path.size();
   if (m == 0) return 0;
-  // The nets each node produces and reads; where each node is on the path (-1: not on it).
+  // The nets each node produces and reads.
   std::vector<std::vector<std::size_t>> nets_from(n), nets_into(n);
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
     nets_from[problem.nets[k].source].push_back(k);
     for (Vertex t : problem.nets[k].sinks)
       nets_into[t].push_back(k);
   }
-  std::vector<std::ptrdiff_t> index_on_path(n, -1);
-  for (std::size_t i = 0; i < m; ++i)
-    index_on_path[path[i]] = static_cast<std::ptrdiff_t>(i);
   // A piece is convex: with path[i] and path[j] it holds every node between them. owned[i]: the
   // nodes path[i] reaches and path[i + 1] does not (each node is in at most one list), so the nodes
   // between path[i] and path[j] are those of owned[i..j] that reach path[j].
+  // owner[v]: the list v is in (m: none), so path[i] reaches v exactly when owner[v] >= i.
   std::vector<std::vector<Vertex>> owned(m);
+  std::vector<std::size_t> owner(n, m);
   std::vector<bool> reached(n, false);
   for (std::size_t i = m; i-- > 0;) {
     std::vector<Vertex> stack = {path[i]};
@@ -95,6 +94,7 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
       const Vertex u = stack.back();
       stack.pop_back();
       owned[i].push_back(u);
+      owner[u] = i;
       for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
         const Vertex w = boost::target(*e, g);
         if (g[*e].artificial || reached[w]) continue;
@@ -115,6 +115,28 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
   }
   for (auto& list : owned)
     std::sort(list.begin(), list.end(), [&](Vertex a, Vertex b) { return position[a] < position[b]; });
+  // first_reached[v]: the first path node v reaches (m: none), so v reaches path[i] exactly when
+  // first_reached[v] <= i. A run's piece holds neither an ancestor of the path node before the run
+  // nor a descendant of the one after it (it is convex and holds the run's ends): the nets from the
+  // former it reads are transferred in, those to the latter out. nets_by_first[a]: the nets whose
+  // producer first reaches path[a].
+  std::vector<std::size_t> first_reached(n, m);
+  {
+    std::vector<Vertex> by_position(n);
+    for (Vertex v = 0; v < n; ++v)
+      by_position[position[v]] = v;
+    for (std::size_t i = 0; i < m; ++i)
+      first_reached[path[i]] = i;
+    for (Vertex v : by_position) {  // successors first
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        if (!g[*e].artificial) first_reached[v] = std::min(first_reached[v], first_reached[boost::target(*e, g)]);
+      }
+    }
+  }
+  std::vector<std::vector<std::size_t>> nets_by_first(m);
+  for (std::size_t k = 0; k < problem.nets.size(); ++k) {
+    if (first_reached[problem.nets[k].source] < m) nets_by_first[first_reached[problem.nets[k].source]].push_back(k);
+  }
   // best[j]: the cheapest cut of the first j nodes into runs.
   std::vector<double> best(m + 1, kInfinity);
   best[0] = 0;
@@ -123,18 +145,17 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
   for (std::size_t j = 1; j <= m; ++j) {
     if (budget.exhausted()) return 0;  // a part of the cuts proves nothing
     // Runs path[i..j-1], grown leftwards from j - 1: a CPU run computes its path nodes; an
-    // accelerator run computes every node between its ends, and transfers in each net from an
-    // earlier path node that one of them reads (that node is outside the piece, or the run would
-    // start there) and out each net of theirs that a later path node reads.
+    // accelerator run computes every node between its ends, transfers in each net from an ancestor
+    // of path[i - 1] that one of them reads and out each net of theirs that a descendant of path[j]
+    // reads.
     double cpu = 0, acc = 0, memory = 0, in = 0, out = 0;
     bool cpu_ok = true, acc_ok = true;
-    const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(j) - 1;
     for (std::size_t i = j; i-- > 0;) {
       const Vertex v = path[i];
       cpu_ok = cpu_ok && can_cpu[v];
       cpu += g[v].p_cpu;
-      // path[i] joins the run: its nets no longer come in.
-      for (std::size_t k : nets_from[v]) {
+      // The producers that first reach path[i] no longer reach path[i - 1]: their nets may be inside.
+      for (std::size_t k : nets_by_first[i]) {
         if (counted_in[k] == j) {
           counted_in[k] = 0;
           in -= problem.nets[k].cost;
@@ -151,15 +172,14 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
         acc += g[w].p_acc;
         memory += g[w].memory;
         for (std::size_t k : nets_into[w]) {
-          const std::ptrdiff_t from = index_on_path[problem.nets[k].source];
-          if (from >= 0 && from < static_cast<std::ptrdiff_t>(i) && counted_in[k] != j) {
+          if (first_reached[problem.nets[k].source] < i && counted_in[k] != j) {
             counted_in[k] = j;
             in += problem.nets[k].cost;
           }
         }
         for (std::size_t k : nets_from[w]) {
           for (Vertex t : problem.nets[k].sinks) {
-            if (index_on_path[t] > last) {
+            if (owner[t] >= j && owner[t] < m) {
               out += problem.nets[k].cost;
               break;
             }
