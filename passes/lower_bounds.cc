@@ -134,7 +134,7 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
     } else if (method == "simple") {
       if (Status s = simpleOnce(); !s) return s;
       bound.value = simple->value;
-      bound.outcome = "proven";
+      bound.outcome = "proven: " + simple->reason;
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck = method == "guess" ? guessBottleneckBound(problem, simple->value, share)

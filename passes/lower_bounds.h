@@ -33,8 +33,9 @@ struct MethodBound {
   std::string method;
   double value = 0;     // proven lower bound (0: nothing proven)
   double seconds = 0;
-  // "proven", "optimal" (the bound is the optimum), "cut short", "skipped: why", "failed: why"; the
-  // bottleneck method adds each program's value after a colon
+  // "proven", "optimal" (the bound is the optimum), "cut short", "skipped: why", "failed: why"; after
+  // a colon the simple method adds which part gave its value (SimpleBound::reason) and the
+  // bottleneck and guess methods each program's value
   std::string outcome;
 };
 

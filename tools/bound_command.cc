@@ -25,7 +25,9 @@ Spaces (never mixed up in a report):
 Methods (run cheapest first; the dp takes what it needs of the time limit, the programs bottleneck,
 guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation) and each
-               node's cheapest time; for latency, the fractional critical path (solvers/README.md)
+               node's cheapest time; for latency, the fractional critical path and a path's
+               transfers between the accelerator runs memory forces (solvers/README.md); the
+               outcome names the part that gave the value (work, node, path, transfers)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices
