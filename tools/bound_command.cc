@@ -24,10 +24,13 @@ Spaces (never mixed up in a report):
 
 Methods (run cheapest first; the dp takes what it needs of the time limit, the programs bottleneck,
 guess and exact share what is left equally):
-  simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation) and each
-               node's cheapest time; for latency, the fractional critical path and a path's
+  simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation), each
+               node's cheapest time, how many whole nodes a device can compute within the bound
+               and the relaxation with the large nodes kept whole (a small program, a tenth of
+               the time limit); for latency, the fractional critical path and a path's
                transfers between the accelerator runs memory forces (solvers/README.md); the
-               outcome names the part that gave the value (work, node, path, transfers)
+               outcome names the part that gave the value (work, node, pigeonhole, packing, path,
+               transfers)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices

@@ -113,6 +113,175 @@ Expected<std::optional<double>> solveRelaxation(const mip::Model& m, double unit
   return internalError("the bound's relaxation: " + r.message);
 }
 
+// The pigeonhole part: for any set S of units, a device whose computation is at most T holds at most
+// c(T) of them, the largest count whose smallest times on that kind sum to at most T; so when every
+// placement puts all of S somewhere, T >= the least T with k c_acc(T) + l c_cpu(T) >= |S|. With S the
+// n units of largest cheapest time, for every n up to kMaxPigeonhole: 24 layers of 3.5-3.7 ms on 6
+// accelerators (CPUs ten times slower) cannot go 4 to a device, so some device computes 5 of them.
+constexpr std::size_t kMaxPigeonhole = 512;
+
+double pigeonholeBound(const Problem& problem, const std::vector<Unit>& units) {
+  const DeviceSet& d = problem.devices;
+  auto cheapest = [](const Unit& u) {
+    return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
+  };
+  std::vector<std::size_t> order(units.size());
+  for (std::size_t u = 0; u < units.size(); ++u)
+    order[u] = u;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cheapest(units[a]) > cheapest(units[b]); });
+  if (order.size() > kMaxPigeonhole) order.resize(kMaxPigeonhole);
+  double best = 0;
+  std::vector<double> acc, cpu, candidates;
+  for (std::size_t n = static_cast<std::size_t>(d.count()) + 1; n <= order.size(); ++n) {
+    // The times of the n largest on each kind (+inf where the kind cannot hold the unit), ascending,
+    // as prefix sums: c_kind(T) = the number of prefix sums <= T.
+    acc.clear();
+    cpu.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      acc.push_back(units[order[i]].on_accelerator ? units[order[i]].acc_time : kInfinity);
+      cpu.push_back(units[order[i]].on_cpu ? units[order[i]].cpu_time : kInfinity);
+    }
+    std::sort(acc.begin(), acc.end());
+    std::sort(cpu.begin(), cpu.end());
+    for (std::size_t i = 1; i < n; ++i) {
+      acc[i] += acc[i - 1];
+      cpu[i] += cpu[i - 1];
+    }
+    auto holds = [&](double t) {
+      const auto in_acc = std::upper_bound(acc.begin(), acc.end(), t) - acc.begin();
+      const auto in_cpu = std::upper_bound(cpu.begin(), cpu.end(), t) - cpu.begin();
+      return static_cast<double>(d.accelerators) * static_cast<double>(in_acc) +
+                 static_cast<double>(d.cpus) * static_cast<double>(in_cpu) >=
+             static_cast<double>(n);
+    };
+    // The least T at which the devices can hold n units is one of the prefix sums.
+    candidates.clear();
+    for (double t : acc) {
+      if (std::isfinite(t)) candidates.push_back(t);
+    }
+    for (double t : cpu) {
+      if (std::isfinite(t)) candidates.push_back(t);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    const auto first = std::partition_point(candidates.begin(), candidates.end(), [&](double t) { return !holds(t); });
+    if (first == candidates.end()) continue;  // no T holds them: the packing cannot tell (memory will)
+    best = std::max(best, *first);
+  }
+  return best;
+}
+
+// The packing part of the throughput bound: the work relaxation with the large units kept whole.
+// Splitting every unit fractionally between the kinds lets 24 layers of 3.6 ms spread over 6
+// accelerators at 15.2 ms each; kept whole, some accelerator holds 5 of them (or 4 and the output
+// layer). Units of at least kLargeShare of the LP's value (at most kMaxLarge of them, the largest)
+// go whole to one device each — a column per accelerator and per CPU core, each with its own load
+// and, for accelerators, its own memory (shared weights held once per accelerator) — and the rest
+// stay fractional in the kinds' total work and memory rows. Devices of a kind are interchangeable,
+// so the i-th largest unit goes to one of the first i + 1 devices of its kind (relabel the devices
+// by the largest unit each holds). Every placement gives a point of this program with T = its
+// largest computation, so the program's optimum, or the bound its solver has proven when the time
+// runs out, is at most the optimum in every space and every overlap mode.
+constexpr double kLargeShare = 0.05;
+constexpr std::size_t kMaxLarge = 80;
+constexpr double kPackingSafety = 1e-7;  // a MIP's optimum is exact only up to its tolerances
+
+double packingBound(const Problem& problem, const std::vector<Unit>& units, double floor, const Budget& budget) {
+  const DeviceSet& d = problem.devices;
+  auto cheapest = [](const Unit& u) {
+    return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
+  };
+  std::vector<std::size_t> large;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    if (cheapest(units[u]) >= kLargeShare * floor && cheapest(units[u]) > 0) large.push_back(u);
+  }
+  std::stable_sort(large.begin(), large.end(),
+                   [&](std::size_t a, std::size_t b) { return cheapest(units[a]) > cheapest(units[b]); });
+  if (large.size() > kMaxLarge) large.resize(kMaxLarge);
+  // With no more large units than devices, each can have a device of its own: nothing to gain over
+  // the per-unit part.
+  if (large.size() <= static_cast<std::size_t>(d.count())) return 0;
+  std::vector<bool> is_large(units.size(), false);
+  for (std::size_t u : large)
+    is_large[u] = true;
+
+  // Times in units of the floor (the LP's value), memory in units of one accelerator's.
+  const double unit_time = floor;
+  const int acc_columns = std::min<int>(d.accelerators, static_cast<int>(large.size()));
+  const int cpu_columns = std::min<int>(d.cpus, static_cast<int>(large.size()));
+  mip::Model m;
+  const mip::Var t = m.addContinuous(1.0, mip::kUnbounded, "T");
+  std::vector<mip::LinExpr> load(acc_columns + cpu_columns), memory(acc_columns);
+  mip::LinExpr acc_work, cpu_work, all_memory;
+  const bool memory_rows = d.accelerators > 0 && d.memory > 0;
+  // held[w][c]: accelerator c holds shared weight w (continuous: only <= rows see it); y[w]: some
+  // accelerator does.
+  std::vector<std::vector<mip::Var>> held(problem.weights.size(), std::vector<mip::Var>(acc_columns));
+  std::vector<mip::Var> y(problem.weights.size());
+  for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+    y[w] = m.addContinuous(0, 1, "y_" + std::to_string(w));
+    all_memory.add(y[w], problem.weights[w].bytes / d.memory);
+  }
+  for (std::size_t i = 0; i < large.size(); ++i) {
+    const Unit& unit = units[large[i]];
+    mip::LinExpr one;
+    for (int c = 0; c < acc_columns + cpu_columns; ++c) {
+      const bool accelerator = c < acc_columns;
+      const int index = accelerator ? c : c - acc_columns;
+      if (accelerator ? !unit.on_accelerator : !unit.on_cpu) continue;
+      if (index > static_cast<int>(i)) continue;  // symmetry: the i-th unit on one of the first i + 1
+      const mip::Var x = m.addBinary("x_" + std::to_string(i) + "_" + std::to_string(c));
+      one += x;
+      const double time = (accelerator ? unit.acc_time : unit.cpu_time) / unit_time;
+      load[c].add(x, time);
+      (accelerator ? acc_work : cpu_work).add(x, time);
+      if (!accelerator || !memory_rows) continue;
+      memory[c].add(x, unit.own_memory / d.memory);
+      all_memory.add(x, unit.own_memory / d.memory);
+      for (int w : unit.weights) {
+        if (held[w][c].index < 0) {
+          held[w][c] = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(c));
+          memory[c].add(held[w][c], problem.weights[w].bytes / d.memory);
+        }
+        m.addGe(held[w][c], x, "holds");
+        m.addGe(y[w], x, "held_somewhere");
+      }
+    }
+    m.addEq(one, 1.0, "one_device");
+  }
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    if (is_large[u]) continue;
+    const Unit& unit = units[u];
+    const mip::Var a = fractionVar(m, unit, u);
+    if (unit.on_accelerator) acc_work.add(a, unit.acc_time / unit_time);
+    if (unit.on_cpu) cpu_work += (unit.cpu_time / unit_time) * (1.0 - mip::LinExpr(a));
+    if (!memory_rows) continue;
+    all_memory.add(a, unit.own_memory / d.memory);
+    for (int w : unit.weights)
+      m.addGe(y[w], a, "held_somewhere");
+  }
+  for (int c = 0; c < acc_columns + cpu_columns; ++c) {
+    if (!load[c].terms().empty()) m.addLe(load[c], t, "load");
+  }
+  for (int c = 0; c < acc_columns && memory_rows; ++c) {
+    if (!memory[c].terms().empty()) m.addLe(memory[c], 1.0, "memory");
+  }
+  if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
+  if (d.cpus > 0) m.addLe(cpu_work, static_cast<double>(d.cpus) * t, "cpu_work");
+  if (memory_rows) m.addLe(all_memory, static_cast<double>(d.accelerators), "memory");
+  m.minimize(t);
+
+  mip::Options options;
+  options.time_limit = budget.remaining();
+  options.stop = budget.stopFlag();
+  const mip::Result r = mip::solve(m, options);
+  double proven = 0;
+  if (r.status == mip::Status::Optimal) proven = r.objective;
+  else if (r.status == mip::Status::Feasible || r.status == mip::Status::NoSolution) proven = r.bound;
+  if (!std::isfinite(proven)) return 0;
+  return std::max(0.0, proven * unit_time * (1 - kPackingSafety));
+}
+
 }  // namespace
 
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget) {
@@ -150,6 +319,21 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   if (*relaxed && **relaxed > out.value) {
     out.value = **relaxed;
     out.reason = "work";
+  }
+  if (const double counted = pigeonholeBound(problem, *units); counted > out.value) {
+    out.value = counted;
+    out.reason = "pigeonhole";
+  }
+  if (*relaxed && **relaxed > 0) {
+    // The large units kept whole: a small integer program, within a share of the budget (it proves
+    // its floor at once when the units are small, and more the more they are whole layers).
+    const double remaining = budget.remaining();
+    const double seconds = std::isfinite(remaining) ? std::min(remaining, std::max(1.0, remaining / 10)) : 2.0;
+    const double packed = packingBound(problem, *units, out.value, budget.within(seconds));
+    if (packed > out.value) {
+      out.value = packed;
+      out.reason = "packing";
+    }
   }
   return out;
 }

@@ -22,7 +22,9 @@ struct SimpleBound {
   // Which part gave the value, for reports: "work" (the work relaxation), "node" (one node's or
   // colocation class's cheapest time), "path" (latency: the longest path of cheapest times with the
   // accelerators' share of the work), "transfers" (latency: one path cut into CPU and accelerator
-  // runs, each accelerator run paying its transfers and within one accelerator's memory).
+  // runs, each accelerator run paying its transfers and within one accelerator's memory),
+  // "pigeonhole" (throughput: how many whole units a device can compute within T), "packing"
+  // (throughput: the relaxation with its large units kept whole, a small integer program).
   std::string reason;
 };
 
@@ -31,7 +33,12 @@ struct SimpleBound {
 //   - the smallest T for which a fractional split of every node between accelerators and CPUs
 //     exists with the accelerators' work <= k T, the CPUs' work <= l T and the accelerators' memory
 //     (each shared weight once) <= k M;
-//   - per node (colocation class), its cheapest time on a device kind that can hold it.
+//   - per node (colocation class), its cheapest time on a device kind that can hold it;
+//   - pigeonhole: for the n units of largest time, the least T at which k accelerators and l CPUs
+//     can each hold as many whole units as their smallest times allow within T, all n together;
+//   - packing: the relaxation with the large units kept whole on individual devices (an integer
+//     program given a tenth of the budget, at least 1 s, 2 s without a limit; its proven bound
+//     when the time runs out).
 // Fails (Infeasible) when no kind of device can run some node.
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
 
