@@ -135,6 +135,26 @@ const char* toString(Status status) {
   return "?";
 }
 
+const char* toString(Backend backend) {
+  switch (backend) {
+    case Backend::Glpk:
+      return "glpk";
+    case Backend::Cbc:
+      return "cbc";
+  }
+  return "?";
+}
+
+std::optional<Backend> parseBackend(std::string_view name) {
+  if (name == "glpk") return Backend::Glpk;
+  if (name == "cbc") return Backend::Cbc;
+  return std::nullopt;
+}
+
+bool backendAvailable(Backend backend) {
+  return backend == Backend::Glpk || cbcBuilt();
+}
+
 double relativeGap(double incumbent, double bound) {
   if (!std::isfinite(incumbent) || !std::isfinite(bound)) return kUnbounded;
   return std::max(0.0, incumbent - bound) / std::max(std::abs(incumbent), 1e-9);
@@ -196,7 +216,14 @@ Result solve(const Model& model, const Options& options) {
                      std::to_string(model.numVars()) + " variables";
     return result;
   }
-  return solveGlpk(model, options);
+  switch (options.backend) {
+    case Backend::Glpk:
+      return solveGlpk(model, options);
+    case Backend::Cbc:
+      return solveCbc(model, options);
+  }
+  result.message = "unknown MIP backend";
+  return result;
 }
 
 }  // namespace placer::mip
