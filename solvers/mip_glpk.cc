@@ -336,7 +336,8 @@ Result solveGlpk(const Model& model, const Options& options) {
     result.objective = glp_mip_obj_val(p);
   }
   result.bound = std::max(state.bound, options.known_bound);
-  if (code == 0 && mip_status == GLP_OPT) {
+  // glp_intopt ends with GLP_EMIPGAP when the gap tolerance is met: an incumbent within the gap.
+  if ((code == 0 && mip_status == GLP_OPT) || (code == GLP_EMIPGAP && has_incumbent)) {
     result.status = Status::Optimal;
     // The search ended: either the tree is exhausted (the incumbent is the optimum) or the gap
     // tolerance was met (the last best-node bound stands).
