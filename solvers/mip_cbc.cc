@@ -102,7 +102,8 @@ double fromCoin(double x) {
 }
 
 // The model as an Osi problem, without the objective's constant (added back to every value
-// reported). Columns are named x0, x1, ... (CBC matches a MIP start by name).
+// reported). The columns keep Osi's default names (C0000000, ...), which CBC matches a MIP start by:
+// names of our own (OsiNameDiscipline 2) without row names crash Clp's presolve in CBC 2.10.8.
 void loadModel(const Model& model, OsiClpSolverInterface& solver) {
   const int n = model.numVars(), m = model.numConstraints();
   CoinPackedMatrix matrix(false, 0, 0);
@@ -131,10 +132,8 @@ void loadModel(const Model& model, OsiClpSolverInterface& solver) {
     objective[column] += coefficient;
   solver.loadProblem(matrix, col_lower.data(), col_upper.data(), objective.data(), row_lower.data(),
                      row_upper.data());
-  solver.setIntParam(OsiNameDiscipline, 2);
   for (int j = 0; j < n; ++j) {
     if (model.vars()[j].type != VarType::Continuous) solver.setInteger(j);
-    solver.setColName(j, "x" + std::to_string(j));
   }
   solver.setObjSense(1.0);
 }
@@ -376,7 +375,7 @@ Result solveCbc(const Model& model, const Options& options) {
     std::vector<std::pair<std::string, double>> mip_start;
     mip_start.reserve(n);
     for (int j = 0; j < n; ++j)
-      mip_start.emplace_back("x" + std::to_string(j), start_values[j]);
+      mip_start.emplace_back(solver.getColName(j), start_values[j]);
     cbc.setMIPStart(mip_start);
   }
   CbcSolverUsefulData data;
