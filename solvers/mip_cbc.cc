@@ -2,20 +2,31 @@
 //
 // The model goes into an OsiClpSolverInterface (Clp for the LPs) and CBC runs it the way its
 // command-line program does (CbcMain0, then CbcMain1 with "-solve"), so the search gets CBC's
-// default preprocessing, cut generators (probing, Gomory, knapsack cover, clique, MIR, flow cover,
-// two-step MIR, zero-half) and heuristics (feasibility pump, rounding, RINS, diving, ...), which
-// gave better bounds and incumbents on the placement programs than a CbcModel with the standard
-// Cgl generators added by hand (bench/README.md, "ip_bench"). Around it:
+// default cut generators (probing, Gomory, knapsack cover, clique, MIR, flow cover, two-step MIR,
+// zero-half) and heuristics (rounding, greedy, diving, RINS, feasibility pump, ...). On a subset of
+// ip_bench at 30 s, this and a CbcModel given the standard Cgl generators and a few heuristics by
+// hand reached the same values and nearly the same bounds (bench/README.md); the command-line way
+// overran the time limit less. Two defaults are changed: no integer preprocessing (CglPreProcess),
+// which looks at no clock between its passes and at no stop flag (up to 20 s on the latency
+// programs), and no presolve of the root LP, during which Clp raises no event (a stop came 2.5 s
+// late on op ResNet50's latency program); on a subset at 30 s the values and bounds were the same
+// without them, up to the run-to-run variation of CBC's heuristics.
+//
+// Around the search:
 //   - the start's integer values are completed by a Clp LP over the continuous columns (integers
-//     fixed) and the completed solution is CBC's MIP start; whatever CBC does, a feasible start is
-//     what the call falls back on, so the answer is never worse than it;
+//     fixed); the completed solution becomes CBC's incumbent just before its branch-and-cut (CBC's
+//     own name-based MIP start re-solves the LP from scratch, 11 s on a latency program). Whatever
+//     CBC does, a feasible start is what the call falls back on: the answer is never worse;
 //   - an event handler on the CbcModel (cloned into the model CbcMain1 searches and into the small
-//     searches of its heuristics) sees every node, solution, heuristic pass and cut pass: it reports
+//     searches of its heuristics) sees nodes, solutions, heuristic and cut passes: it reports
 //     progress from the top-level search and, once the stop flag is set or the call's time is up,
-//     tells CBC to stop (returning `stop`, and lowering CBC's own time limit to 0, which its root cut
-//     loop and heuristics check between passes);
-//   - a model without integer columns is one Clp LP (stopped by a Clp event handler at every
-//     iteration once the stop flag is set or the time is up).
+//     tells CBC to stop (returning `stop` and lowering CBC's own time limit to 0, which its root loops
+//     check). CBC's heuristics can run for many seconds between events (a dive looks at no clock but
+//     its own), so every LP of the search also carries a Clp event handler that stops it at the
+//     deadline. Such an LP may make CBC close a node as infeasible: once the deadline has passed,
+//     CBC's bound and its claims of optimality or infeasibility are not used (the bound is the last
+//     one reported before it);
+//   - a model without integer columns is one Clp LP, stopped the same way.
 // CBC and Clp print through message handlers; a handler that prints nothing is passed to every one,
 // and the log levels are 0, so the library stays silent.
 //
@@ -102,27 +113,29 @@ double fromCoin(double x) {
 }
 
 // The model as an Osi problem, without the objective's constant (added back to every value
-// reported). The columns keep Osi's default names (C0000000, ...), which CBC matches a MIP start by:
-// names of our own (OsiNameDiscipline 2) without row names crash Clp's presolve in CBC 2.10.8.
+// reported). No names: CBC does not need them (the start goes in by column), and names of our own
+// (OsiNameDiscipline 2) without row names crashed Clp's presolve inside CbcMain1 (CBC 2.10.8).
 void loadModel(const Model& model, OsiClpSolverInterface& solver) {
   const int n = model.numVars(), m = model.numConstraints();
-  CoinPackedMatrix matrix(false, 0, 0);
-  matrix.setDimensions(0, n);
-  std::vector<double> row_lower(m), row_upper(m);
-  std::vector<int> indices;
-  std::vector<double> elements;
+  // Row by row into one set of arrays (appending rows one at a time to a CoinPackedMatrix copies
+  // it again and again: 20 s for the 83,000 rows of op BERT-12 training's program).
+  std::vector<CoinBigIndex> starts(m + 1, 0);
+  std::vector<int> lengths(m), indices;
+  std::vector<double> elements, row_lower(m), row_upper(m);
   for (int i = 0; i < m; ++i) {
     const auto& row = model.rows()[i];
-    indices.clear();
-    elements.clear();
+    starts[i] = static_cast<CoinBigIndex>(indices.size());
+    lengths[i] = static_cast<int>(row.terms.size());
     for (const auto& [column, coefficient] : row.terms) {
       indices.push_back(column);
       elements.push_back(coefficient);
     }
-    matrix.appendRow(static_cast<int>(indices.size()), indices.data(), elements.data());
     row_lower[i] = row.sense == Model::Sense::Le ? -COIN_DBL_MAX : row.rhs;
     row_upper[i] = row.sense == Model::Sense::Ge ? COIN_DBL_MAX : row.rhs;
   }
+  starts[m] = static_cast<CoinBigIndex>(indices.size());
+  const CoinPackedMatrix matrix(false, n, m, starts[m], elements.data(), indices.data(), starts.data(),
+                                lengths.data());
   std::vector<double> col_lower(n), col_upper(n), objective(n, 0.0);
   for (int j = 0; j < n; ++j) {
     col_lower[j] = toCoin(model.vars()[j].lower);
@@ -189,12 +202,17 @@ struct Run {
   const Options* options = nullptr;
   Deadline deadline;
   double offset = 0;               // the objective's constant
+  int columns = 0;
+  const std::vector<double>* start = nullptr;  // the completed start (null: none)
   double start_objective = kUnbounded;  // of the completed start, in CBC's terms (without offset)
   double last_report = 0;
-  double bound = -kUnbounded;      // best bound seen from the top-level search (with offset)
+  // Best bound seen from the top-level search (with offset) before the deadline. After it, Clp's
+  // LPs are cut short, which CBC may take for infeasible nodes, so its later bounds are not used.
+  double bound = -kUnbounded;
   bool stopped = false;            // the handler told CBC to stop
   bool aborted_before_search = false;
   bool start_held = false;         // CBC's incumbent was at least as good as the start when it began
+  std::vector<double> best;        // CBC's incumbent when its search ended (empty: none)
 };
 
 // CbcMain1 takes a plain function for its callback: the current call's Run, under the mutex.
@@ -240,13 +258,27 @@ class Events : public CbcEventHandler {
   Run* run_;
 };
 
-// CbcMain1's callback: 2 after preprocessing, 3 just before branch-and-cut (the MIP start is in
-// place by then). A nonzero return ends CbcMain1 there.
+// CbcMain1's callback: 2 after preprocessing (none here), 3 just before branch-and-cut, where the
+// start goes in (a nonzero return ends CbcMain1 at 2 and 3), 4 and 5 after it, where its incumbent is
+// taken (the model passed to CbcMain1 gets only its value).
 int driverCallback(CbcModel* model, int where) {
   Run& run = *current_run;
-  if (where == 3 && model != nullptr && model->bestSolution() != nullptr) {
-    const double held = model->getMinimizationObjValue();
-    run.start_held = held <= run.start_objective + 1e-9 * std::max(1.0, std::abs(run.start_objective));
+  if (where == 3 && model != nullptr) {
+    // The start, already completed and checked, becomes the incumbent unless CBC holds a better one.
+    const bool better = model->bestSolution() != nullptr &&
+                        model->getMinimizationObjValue() <=
+                            run.start_objective + 1e-9 * std::max(1.0, std::abs(run.start_objective));
+    if (run.start != nullptr && !better && static_cast<int>(run.start->size()) == model->getNumCols()) {
+      model->setBestSolution(run.start->data(), model->getNumCols(), run.start_objective, false);
+      if (model->getSolutionCount() == 0) model->setSolutionCount(1);
+    }
+    run.start_held = model->bestSolution() != nullptr &&
+                     model->getMinimizationObjValue() <=
+                         run.start_objective + 1e-9 * std::max(1.0, std::abs(run.start_objective));
+  }
+  if ((where == 4 || where == 5) && model != nullptr && model->bestSolution() != nullptr &&
+      model->getNumCols() == run.columns) {
+    run.best.assign(model->bestSolution(), model->bestSolution() + run.columns);
   }
   if ((where == 2 || where == 3) && run.deadline.reached()) {
     run.aborted_before_search = true;
@@ -279,6 +311,7 @@ Result solveCbc(const Model& model, const Options& options) {
   run.options = &options;
   run.deadline = {Clock::now(), options.time_limit, options.stop};
   run.offset = model.objective().constant();
+  run.columns = model.numVars();
   const int n = model.numVars();
   SilentHandler silent;  // outlives every CBC and Clp object below, which point at it
 
@@ -366,18 +399,16 @@ Result solveCbc(const Model& model, const Options& options) {
     }
   }
 
+  // Every LP of the search (copies of this one) stops at the deadline: the root LP, the nodes', the
+  // heuristics' (a dive raises no CBC event and looks at no clock but its own), the final ones.
+  ClpStop lp_stop(&run.deadline);
+  solver.getModelPtr()->passInEventHandler(&lp_stop);
   CbcModel cbc(solver);
   cbc.passInMessageHandler(&silent);
   cbc.setLogLevel(0);
   Events events(&run);
   cbc.passInEventHandler(&events);
-  if (!start_values.empty()) {
-    std::vector<std::pair<std::string, double>> mip_start;
-    mip_start.reserve(n);
-    for (int j = 0; j < n; ++j)
-      mip_start.emplace_back(solver.getColName(j), start_values[j]);
-    cbc.setMIPStart(mip_start);
-  }
+  if (!start_values.empty()) run.start = &start_values;
   CbcSolverUsefulData data;
   data.noPrinting_ = true;
   data.useSignalHandler_ = false;  // the CLI's SIGINT handler sets the stop flag; CBC's would replace it
@@ -404,6 +435,12 @@ Result solveCbc(const Model& model, const Options& options) {
     args.push_back("-cuts");
     args.push_back("off");
   }
+  // No integer preprocessing and no LP presolve for the root LP: neither raises events, so neither
+  // could be stopped (see the top of the file).
+  args.push_back("-preprocess");
+  args.push_back("off");
+  args.push_back("-presolve");
+  args.push_back("off");
   args.push_back("-solve");
   args.push_back("-quit");
   std::vector<const char*> argv;
@@ -415,40 +452,45 @@ Result solveCbc(const Model& model, const Options& options) {
   current_run = nullptr;
 
   const int status = cbc.status(), secondary = cbc.secondaryStatus();
-  // A stop flag set after CBC finished its search interrupted nothing.
-  result.interrupted = run.deadline.interrupted() && (status != 0 || run.stopped || run.aborted_before_search);
+  // A flag set at the very end may have cut an LP short, as one set earlier: either way interrupted.
+  result.interrupted = run.deadline.interrupted();
   result.nodes = cbc.getNodeCount();
   result.start_used = run.start_held;
   const double cbc_bound = fromCoin(cbc.getBestPossibleObjValue());
-  result.bound = std::max({run.bound, options.known_bound,
-                           std::isfinite(cbc_bound) ? cbc_bound + run.offset : -kUnbounded});
+  result.bound = std::max(run.bound, options.known_bound);
+  if (!run.stopped && !run.deadline.reached() && std::isfinite(cbc_bound))
+    result.bound = std::max(result.bound, cbc_bound + run.offset);
   if (run.aborted_before_search) {
     return finishWithStart(Status::NoSolution, result.interrupted ? "interrupted before branch-and-cut"
                                                                   : "time limit reached before branch-and-cut");
   }
 
-  // The incumbent, on the model's own columns (CBC maps it back from its preprocessed model).
-  const bool has_incumbent = fromCoin(cbc.getMinimizationObjValue()) < kUnbounded;
+  // The incumbent, on the model's own columns, as CBC's search kept it (the solver's own values may
+  // come from an LP cut short at the deadline).
+  if (run.best.empty() && cbc.bestSolution() != nullptr) run.best.assign(cbc.bestSolution(), cbc.bestSolution() + n);
+  const bool has_incumbent = !run.best.empty();
   if (has_incumbent) {
-    const double* x = cbc.bestSolution() != nullptr ? cbc.bestSolution() : cbc.solver()->getColSolution();
-    if (x != nullptr) result.values.assign(x, x + n);
-    if (!result.values.empty() && model.maxViolation(result.values) > 1e-5) {
+    result.values = run.best;
+    if (model.maxViolation(result.values) > 1e-5) {
       result.values.clear();
       result.message = "CBC's incumbent violates the model; ";
     }
   }
   const bool incumbent = !result.values.empty();
   if (incumbent) result.objective = model.objectiveValue(result.values);
-  // Never worse than the start: CBC may decline a start, or lose it in its preprocessing.
+  // Never worse than the start: CBC may decline it or lose it.
   const bool start_better =
       !start_values.empty() && (!incumbent || start_objective < result.objective - 1e-9 * std::abs(start_objective));
+  // Past the deadline CBC's conclusions are not trusted: an LP cut short there may have closed a node
+  // as infeasible, and with it the tree.
+  const bool cut_short = run.stopped || run.deadline.reached();
 
-  if (status == 0 && secondary == 7) {
+  if (!cut_short && status == 0 && secondary == 7) {
     result.status = Status::Error;
     result.message += "the LP relaxation is unbounded";
     return finish();
   }
-  if (status == 0 && incumbent && !start_better) {
+  if (!cut_short && status == 0 && incumbent && !start_better) {
     result.status = Status::Optimal;
     // Tree exhausted: the incumbent is the optimum; stopped on the gap: the bound CBC proved.
     if (secondary != 2 || options.mip_gap <= 0) result.bound = result.objective;
@@ -456,7 +498,7 @@ Result solveCbc(const Model& model, const Options& options) {
     result.gap = relativeGap(result.objective, result.bound);
     return finish();
   }
-  if (status == 0 && !incumbent && !has_incumbent && (secondary == 0 || secondary == 1)) {
+  if (!cut_short && status == 0 && !has_incumbent && (secondary == 0 || secondary == 1)) {
     if (start_values.empty()) {
       result.status = Status::Infeasible;
       result.message = "no integer solution exists";
@@ -466,10 +508,12 @@ Result solveCbc(const Model& model, const Options& options) {
                            "CBC found no solution although the start is feasible (within 1e-6): the start is "
                            "returned");
   }
-  if (status == 0 || status == 1 || status == 5) {
+  if (cut_short || status == 0 || status == 1 || status == 5) {
     const std::string why = result.interrupted ? "interrupted"
-                            : status == 0       ? "CBC's incumbent was worse than the start"
-                                                : "time limit reached";
+                            : cut_short        ? "time limit reached"
+                            : status == 0      ? "CBC's incumbent was worse than the start"
+                                               : "stopped by CBC (status " + std::to_string(status) + "/" +
+                                                     std::to_string(secondary) + ")";
     if (incumbent && !start_better) {
       result.status = Status::Feasible;
       result.bound = std::min(result.bound, result.objective);
@@ -477,7 +521,8 @@ Result solveCbc(const Model& model, const Options& options) {
       result.message += why;
       return finish();
     }
-    return finishWithStart(Status::NoSolution, result.message + (incumbent ? why : why + " before any solution was found"));
+    return finishWithStart(Status::NoSolution,
+                           result.message + (incumbent ? why : why + " before any solution was found"));
   }
   result.status = Status::Error;
   result.message += status == 2 ? "CBC abandoned the search (numerical difficulties)"
