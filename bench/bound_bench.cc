@@ -9,11 +9,12 @@
 // (contiguous max-load): geometric mean <= 1.05 for k <= 8 and <= 1.10 for k = 16, 32.
 //
 // Usage: bound_bench [--time-limit S] [--k 2,4,8,16,32] [--synthetic N] [--nodes N] [--exact]
-//                    [--only table1|synthetic]
+//                    [--only table1|synthetic] [--mip-solver glpk|cbc]
 //   --time-limit S  seconds for the upper bound and for each bound method (default 60)
 //   --synthetic N   synthetic graphs (default 100: Erdos-Renyi, Barabasi-Albert, Watts-Strogatz in turn)
 //   --nodes N       nodes per synthetic graph (default 200)
 //   --exact         also the contiguous integer program (the exact MIP) as a bound
+//   --mip-solver B  the solver of the bound methods' linear and integer programs (default glpk)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,7 @@ struct Options {
   int nodes = 200;
   bool exact = false;
   std::string only;
+  mip::Backend backend = mip::kDefaultBackend;
 };
 
 struct Row {
@@ -59,6 +61,7 @@ Row measure(const Problem& problem, const Options& o) {
   PassContext ctx;
   ctx.solver.time_limit = o.time_limit;
   ctx.solver.certify = false;  // the bounds are measured one by one below
+  ctx.solver.mip_backend = o.backend;
   auto upper = runPipeline(problem, defaultPipeline("auto"), ctx);
   if (!upper) {
     row.upper = NAN;
@@ -70,6 +73,7 @@ Row measure(const Problem& problem, const Options& o) {
   for (const std::string& method : methods(o)) {
     SolverSettings settings;
     settings.time_limit = o.time_limit;
+    settings.mip_backend = o.backend;
     auto report = proveLowerBound(problem, BoundSpace::Contiguous, {method}, settings);
     const double value = report ? report->lower : 0;
     row.bounds[method] = {value, report && !report->methods.empty() ? report->methods.front().seconds : 0};
@@ -198,10 +202,19 @@ int main(int argc, char** argv) {
       o.exact = true;
     } else if (arg == "--only") {
       o.only = value();
+    } else if (arg == "--mip-solver") {
+      const std::string name = value();
+      auto backend = mip::parseBackend(name);
+      if (!backend || !mip::backendAvailable(*backend)) {
+        std::fprintf(stderr, "bound_bench: --mip-solver must be glpk or cbc (cbc when built in), got '%s'\n",
+                     name.c_str());
+        return 2;
+      }
+      o.backend = *backend;
     } else {
       std::fprintf(stderr,
                    "usage: bound_bench [--time-limit S] [--k 2,4,8,16,32] [--synthetic N] [--nodes N] [--exact] "
-                   "[--only table1|synthetic]\n");
+                   "[--only table1|synthetic] [--mip-solver glpk|cbc]\n");
       return 2;
     }
   }

@@ -1,6 +1,6 @@
 // Integer-program benchmark: the contiguous and non-contiguous max-load IPs on the 16 throughput
 // workloads (Tarnawski et al. 2020, Table 1) and the latency IP on the 8 latency workloads (Table 4),
-// on GLPK, each run under a time limit (default 600 s, --time-limit S).
+// on GLPK or CBC (--mip-solver), each run under a time limit (default 600 s, --time-limit S).
 //
 // Throughput runs are cold by default: the IP gets no starting split, so "to ref" is the time its own
 // search needs to reach the DP optimum (the paper's "time to match the best baseline"); with --warm
@@ -18,7 +18,7 @@
 // the run took to stop.
 //
 // Usage: ip_bench [--time-limit S] [--only SUBSTRING]... [--warm] [--skip-throughput] [--skip-latency]
-//                 [--overrun] [--interrupt-after S]
+//                 [--overrun] [--interrupt-after S] [--mip-solver glpk|cbc]
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -91,6 +91,7 @@ struct Options {
   bool warm = false, throughput = true, latency = true;
   bool overrun = false;
   double interrupt_after = -1;
+  mip::Backend backend = mip::kDefaultBackend;
 };
 
 bool selected(const Options& o, std::string_view name) {
@@ -155,6 +156,7 @@ bool overrunRow(const Options& o, const char* name, const char* program, Problem
   std::atomic<bool> stop{false};
   PassContext ctx;
   ctx.solver.time_limit = o.time_limit;
+  ctx.solver.mip_backend = o.backend;
   const auto start = std::chrono::steady_clock::now();
   ctx.solver.budget = Budget(o.time_limit, &stop);
   std::thread interrupter;
@@ -241,20 +243,27 @@ int main(int argc, char** argv) {
       o.latency = false;
     } else if (a == "--overrun") {
       o.overrun = true;
+    } else if (a == "--mip-solver" && i + 1 < argc) {
+      auto backend = mip::parseBackend(argv[++i]);
+      if (!backend || !mip::backendAvailable(*backend)) {
+        std::fprintf(stderr, "ip_bench: --mip-solver must be glpk or cbc (cbc when built in), got '%s'\n", argv[i]);
+        return 2;
+      }
+      o.backend = *backend;
     } else if (a == "--interrupt-after" && i + 1 < argc) {
       o.overrun = true;
       o.interrupt_after = std::atof(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: ip_bench [--time-limit S] [--only SUBSTRING]... [--warm] [--skip-throughput] "
-                   "[--skip-latency] [--overrun] [--interrupt-after S]\n");
+                   "[--skip-latency] [--overrun] [--interrupt-after S] [--mip-solver glpk|cbc]\n");
       return 2;
     }
   }
   const std::string dir = PLACER_BENCH_WORKLOAD_DIR;
   if (o.overrun) return overrunTable(o, dir);
-  std::printf("GLPK integer programs, time limit %.0f s per run, %s starts\n\n", o.time_limit,
-              o.warm ? "warm (DP split)" : "cold");
+  std::printf("%s integer programs, time limit %.0f s per run, %s starts\n\n",
+              o.backend == mip::Backend::Cbc ? "CBC" : "GLPK", o.time_limit, o.warm ? "warm (DP split)" : "cold");
   if (o.throughput) {
     std::printf("Max-load (Table 1; ref = DP optimum; paper = Gurobi IP, non-contiguous)\n");
     header("DP");
@@ -275,6 +284,7 @@ int main(int argc, char** argv) {
         Tracker tracker{dp->solve.value};
         MaxLoadIpOptions options;
         options.contiguous = contiguous;
+        options.backend = o.backend;
         options.time_limit = o.time_limit;
         options.progress = tracker.callback();
         options.progress_interval = 0.25;
@@ -304,6 +314,7 @@ int main(int argc, char** argv) {
       const SolveResult greedy = solveLatencyGreedy(p);
       Tracker tracker{greedy.value};
       LatencyIpOptions options;
+      options.backend = o.backend;
       options.time_limit = o.time_limit;
       options.progress = tracker.callback();
       options.progress_interval = 0.25;

@@ -25,6 +25,7 @@ struct SolveStats {
   std::int64_t pruned = 0;       // sub-ideal subtrees skipped by the upper bound
   std::int64_t mip_nodes = 0;    // branch-and-bound nodes of an integer program
   std::int64_t orders = 0;       // topological orders sliced (SliceGraph)
+  std::string mip_solver;        // the MIP backend of an integer program that ran ("glpk", "cbc")
   double seconds = 0;
 };
 

@@ -109,7 +109,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
   std::optional<SimpleBound> simple;
   auto simpleOnce = [&]() -> Status {
     if (simple) return Status::ok();
-    auto computed = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()));
+    auto computed = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()),
+                                settings.mip_backend);
     if (!computed) return computed.status();
     simple = *computed;
     return Status::ok();
@@ -137,8 +138,10 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       bound.outcome = "proven: " + simple->reason;
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
-      auto bottleneck = method == "guess" ? guessBottleneckBound(problem, simple->value, share)
-                                          : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, share);
+      auto bottleneck =
+          method == "guess"
+              ? guessBottleneckBound(problem, simple->value, share, settings.mip_backend)
+              : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, share, settings.mip_backend);
       if (!bottleneck) return bottleneck.status();
       bound.value = bottleneck->value;
       bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;

@@ -157,6 +157,7 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
   request.max_ideals = ctx.solver.max_ideals;
   request.time_limit = ctx.solver.time_limit;
   request.mip_gap = ctx.solver.mip_gap;
+  request.mip_backend = ctx.solver.mip_backend;
   request.subgraphs_per_accelerator = ctx.solver.subgraphs_per_accelerator;
   request.orders = ctx.solver.orders;
   request.seed = ctx.solver.seed;
@@ -191,7 +192,8 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
         certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget,
                 ctx.solver.budget.hasDeadline()
                     ? std::min(ctx.solver.budget.remaining(), kBoundShare * ctx.solver.time_limit)
-                    : std::max(kMinBoundSeconds, kBoundShare * solve_seconds));
+                    : std::max(kMinBoundSeconds, kBoundShare * solve_seconds),
+                ctx.solver.mip_backend);
   }
   ctx.note = noteOf(solver_, problem, result);
   // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.

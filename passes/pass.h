@@ -16,6 +16,7 @@
 #include "core/problem.h"
 #include "core/solve_result.h"
 #include "core/status.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
@@ -24,6 +25,9 @@ struct SolverSettings {
   std::int64_t max_ideals = 4'000'000;
   double time_limit = std::numeric_limits<double>::infinity();  // seconds, integer programs
   double mip_gap = 0;                                           // relative gap that stops an IP
+  // The solver of every integer and linear program: the partition pass's, its certificate's and the
+  // bound methods' (--mip-solver).
+  mip::Backend mip_backend = mip::kDefaultBackend;
   int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
   std::string orders;      // SliceGraph's order phases; empty: the default mix
   std::uint64_t seed = 1;  // SliceGraph's random numbers

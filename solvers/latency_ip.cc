@@ -412,7 +412,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   // the floor on TotalLatency is where every node's LP starts.
   double floor = *std::max_element(head.begin(), head.end());
   const double simple_seconds = std::max(0.5, (options.time_limit - seconds()) / 20);
-  if (auto simple = latencySimpleBound(problem, Budget(simple_seconds, options.stop))) floor = std::max(floor, simple->value);
+  if (auto simple = latencySimpleBound(problem, Budget(simple_seconds, options.stop), options.backend)) floor = std::max(floor, simple->value);
 
   LatencyModelInput input{q,     columns, allowed, on_accelerator, classes,
                           order, head,    floor,   unit,           options.symmetry_breaking};
@@ -426,6 +426,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   mo.time_limit = std::max(0.0, options.time_limit - seconds());  // the heuristics' time counts
   mo.stop = options.stop;
   mo.mip_gap = options.mip_gap;
+  mo.backend = options.backend;
   if (options.progress) {
     mo.progress = [&options, unit](const mip::Progress& p) {
       mip::Progress scaled = p;

@@ -1,5 +1,5 @@
 // Integer program for single-sample latency (Tarnawski et al. 2020, §4, Figs. 3 and 4, Lemma 4.1),
-// on GLPK through solvers/mip.h.
+// on GLPK or CBC through solvers/mip.h.
 //
 // Columns: 0 is all CPU cores together (the paper assumes at least as many cores as the graph is
 // wide, so CPU nodes start as soon as their inputs are ready); 1..k·q are subgraph slots, slot j on
@@ -68,6 +68,7 @@ struct LatencyIpOptions {
   double time_limit = kInfinity;            // seconds, heuristics included (GLPK may overrun it a little)
   const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
   double mip_gap = 0;
+  mip::Backend backend = mip::kDefaultBackend;  // the program's solver, and the simple bound's LP's
   // A split (device_of) to start from. When given, it is the only start; when empty, the heuristics'
   // splits and `baselines` are scored by the evaluator and the best one that the slots can represent
   // (valid, no deadlock, at most q level pieces per accelerator) is used.

@@ -271,7 +271,8 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   // memory) holds for the max-load and, summed over the passes, for the GPipe objective: with one
   // part it also floors MaxLoad, which every node's LP then starts from.
   double simple = 0;
-  if (auto bound = throughputSimpleBound(problem, Budget(std::max(0.5, options.time_limit / 20), options.stop)))
+  if (auto bound = throughputSimpleBound(problem, Budget(std::max(0.5, options.time_limit / 20), options.stop),
+                                            options.backend))
     simple = bound->value;
   LinExpr objective;
   double known_bound = 0;
@@ -312,6 +313,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   mo.stop = options.stop;
   mo.mip_gap = options.mip_gap;
+  mo.backend = options.backend;
   mo.progress = options.progress;
   mo.progress_interval = options.progress_interval;
   mo.known_bound = std::max(known_bound, simple);

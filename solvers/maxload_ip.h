@@ -1,5 +1,5 @@
 // Integer program for max-load minimisation (Tarnawski et al. 2020, §5.1.3 and Fig. 6; §5.2, §5.3,
-// App. A), on GLPK through solvers/mip.h.
+// App. A), on GLPK or CBC through solvers/mip.h.
 //
 // Variables x[v][d] (node v on device d; accelerators and individual CPU cores), CommIn[n][a] and
 // CommOut[n][a] per net n and accelerator a (the tensor enters / leaves a; continuous, driven to 0/1
@@ -40,6 +40,7 @@ struct MaxLoadIpOptions {
   double time_limit = kInfinity;
   const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
   double mip_gap = 0;
+  mip::Backend backend = mip::kDefaultBackend;  // the program's solver, and the simple bound's LP's
   std::vector<int> start;  // device_of of a known split to start from (empty: none)
   bool symmetry_breaking = true;
   std::function<void(const mip::Progress&)> progress;

@@ -1,4 +1,6 @@
-// A small mixed-integer programming layer over GLPK, so that formulations read like the paper.
+// A small mixed-integer programming layer, so that formulations read like the paper, over two
+// backends: GLPK (the default) and COIN-OR CBC (Options::backend; builds without CBC report it as
+// unavailable).
 //
 //   mip::Model m;
 //   mip::Var x = m.addBinary("x_v1");
@@ -11,8 +13,9 @@
 // and a status that says whether the incumbent is optimal (within the requested gap), feasible with
 // a gap (stopped by the time limit), whether the model is infeasible, or whether no solution was
 // found in time. A starting incumbent (values of the integer variables, e.g. from the DP or a greedy
-// split) is completed by one LP and handed to GLPK's branch-and-cut through its heuristic callback,
-// so a time-limited solve never returns anything worse than its start.
+// split) is completed by one LP and handed to the backend's branch-and-cut (GLPK: through its
+// heuristic callback; CBC: as its MIP start), so a time-limited solve never returns anything worse
+// than its start.
 //
 // Only minimisation is offered: every formulation here minimises a load or a latency.
 #pragma once
@@ -23,6 +26,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -123,9 +127,23 @@ struct Progress {
   std::int64_t nodes = 0;         // branch-and-bound nodes explored
 };
 
+// Which solver runs the model. GLPK is always built in; CBC when the build found it
+// (backendAvailable). CBC runs its branch-and-cut on the calling thread (no worker threads).
+enum class Backend { Glpk, Cbc };
+inline constexpr Backend kDefaultBackend = Backend::Glpk;
+const char* toString(Backend backend);                   // "glpk", "cbc"
+std::optional<Backend> parseBackend(std::string_view name);  // inverse of toString; nullopt otherwise
+// Whether this build can run `backend` (false for Cbc when it was built without CBC; solve then
+// returns Status::Error with kNoCbcMessage).
+bool backendAvailable(Backend backend);
+inline constexpr const char* kNoCbcMessage =
+    "this build has no CBC: install COIN-OR CBC's development files (Debian package coinor-libcbc-dev) "
+    "and configure again (CMake option PLACER_CBC, on by default)";
+
 struct Options {
+  Backend backend = kDefaultBackend;
   // Seconds for the whole call: completing the start, the root LP (GLPK checks its own clock there)
-  // and branch-and-cut (checked at every callback as well as by GLPK).
+  // and branch-and-cut (checked at every callback as well as by the backend).
   double time_limit = kUnbounded;
   // Set by another thread or a signal handler: branch-and-cut stops at its next callback
   // (Result::interrupted says so; the incumbent, if any, is still returned).
@@ -136,8 +154,12 @@ struct Options {
   std::vector<double> start;
   std::function<void(const Progress&)> progress;  // called about every progress_interval seconds
   double progress_interval = 1.0;
-  bool feasibility_pump = true;  // GLPK's feasibility pump heuristic at the root
-  bool cuts = true;              // mixed-integer rounding cuts
+  // GLPK: its feasibility pump at the root. CBC: its feasibility pump (its other heuristics stay on).
+  bool feasibility_pump = true;
+  // GLPK: mixed-integer rounding cuts (its other cut families stay off). CBC: all of its cut
+  // generators (probing, Gomory, knapsack cover, clique, MIR, flow cover, ...) on its defaults, or
+  // none.
+  bool cuts = true;
   // Lower bound known from elsewhere (e.g. a combinatorial bound); the reported bound is never
   // below it.
   double known_bound = -kUnbounded;
@@ -148,7 +170,7 @@ enum class Status {
   Feasible,    // incumbent found, stopped by the time limit with a gap
   Infeasible,  // the model has no solution
   NoSolution,  // stopped by the time limit before any solution was found
-  Error,       // GLPK failed (numerical trouble, unbounded relaxation)
+  Error,       // the backend failed (numerical trouble, unbounded relaxation) or is not built in
 };
 const char* toString(Status status);
 
@@ -171,10 +193,11 @@ Result solve(const Model& model, const Options& options = {});
 // The first coefficient, right-hand side or finite bound of `model` whose magnitude GLPK's scaling
 // cannot take (beyond 1e100, where products of two overflow a double, or nonzero below 1e-100), or a
 // NaN, as a message naming the row or column; nullopt when every number is in range. solve()
-// refuses such a model with Status::Error instead of letting GLPK abort the process.
+// refuses such a model with Status::Error, whichever backend, instead of letting GLPK abort the
+// process.
 std::optional<std::string> outOfRange(const Model& model);
 
-// Relative gap as GLPK and the reports define it.
+// Relative gap as GLPK and the reports define it (both backends report it so).
 double relativeGap(double incumbent, double bound);
 
 }  // namespace placer::mip

@@ -122,6 +122,7 @@ SolveResult maxLoadIp(const Problem& problem, const SolveRequest& request, bool 
   options.contiguous = contiguous;
   options.gpipe = problem.objective.gpipe;
   options.mip_gap = request.mip_gap;
+  options.backend = request.mip_backend;
   options.progress = mipProgress(request.progress);
   options.stop = request.budget.stopFlag();
   const Budget& budget = request.budget;
@@ -141,6 +142,7 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
   LatencyIpOptions options;
   options.subgraphs_per_accelerator = contiguous ? 1 : request.subgraphs_per_accelerator;
   options.mip_gap = request.mip_gap;
+  options.backend = request.mip_backend;
   options.progress = mipProgress(request.progress);
   options.stop = request.budget.stopFlag();
   // Starting splits, kept whole: the answer falls back on them (below).
@@ -200,8 +202,10 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
 }
 
 SolveResult ipSolve(const Problem& problem, const SolveRequest& request, bool contiguous) {
-  return problem.objective.goal == Goal::Latency ? latencyIp(problem, request, contiguous)
-                                                 : maxLoadIp(problem, request, contiguous);
+  SolveResult result = problem.objective.goal == Goal::Latency ? latencyIp(problem, request, contiguous)
+                                                               : maxLoadIp(problem, request, contiguous);
+  result.stats.mip_solver = mip::toString(request.mip_backend);
+  return result;
 }
 
 }  // namespace
@@ -243,12 +247,12 @@ void registerBuiltinSolvers(SolverRegistry& registry) {
                 true, false, true, false, false, kDpReductions, checkContracted, sliceGraphSolve});
   // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
   // when splits may be non-contiguous.
-  registry.add({"ip", "integer program on GLPK, contiguous splits (Fig. 6; Fig. 3 for latency)", true, true,
+  registry.add({"ip", "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)", true, true,
                 true, true, true, "subdivide,colocate,scc", nullptr,
                 [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/true); }});
   registry.add(
       {"ip-noncontig",
-       "integer program on GLPK, non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)", true,
+       "integer program (GLPK or CBC), non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)", true,
        true, false, true, true, "subdivide,colocate", nullptr,
        [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/false); }});
   registry.add({"greedy", "fill accelerators in topological order (the latency baseline of App. F)", false,

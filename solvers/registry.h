@@ -18,6 +18,7 @@
 #include "core/problem.h"
 #include "core/solve_result.h"
 #include "core/status.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
@@ -26,6 +27,7 @@ struct SolveRequest {
   std::int64_t max_ideals = 4'000'000;                          // the exact DP refuses larger lattices
   double time_limit = std::numeric_limits<double>::infinity();  // seconds, as the user gave it
   double mip_gap = 0;                                           // relative gap that stops an IP
+  mip::Backend mip_backend = mip::kDefaultBackend;              // what solves an IP
   int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
   std::string orders;      // SliceGraph's order phases (solvers/slicegraph/search.h); empty: the default
   std::uint64_t seed = 1;  // SliceGraph's random numbers

@@ -14,7 +14,8 @@ const char* const kBoundHelp = R"(Usage: onnx-placer bound WORKLOAD.json|MODEL.o
 
 Proves a lower bound on the optimum: no placement of the space does better. Prints JSON with
 "lowerBound", the method that gave it ("boundMethod"), the space ("boundSpace"), whether a method
-was cut short by the time limit ("cutShort"), and each method's bound, time and outcome.
+was cut short by the time limit ("cutShort"), the MIP solver ("mipSolver") and each method's bound,
+time and outcome.
 
 Spaces (never mixed up in a report):
   contiguous   the best split giving every device one block of a pipeline (what dp, auto and
@@ -47,6 +48,8 @@ Options:
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)
   --objective throughput|latency, --gpipe, --threads N, --max-ideals N
+  --mip-solver glpk|cbc   what solves the methods' linear and integer programs (simple, bottleneck,
+                          guess, exact): GLPK (default) or COIN-OR CBC, when this build has it
   --accelerators K, --cpus L, --memory BYTES, --overlap none|max|duplex, --shared-weights MODE
                           as for partition
   --devices FILE|PRESET, --dim NAME=VALUE, --cost-profile FILE, --cost-plugin LIB.so
@@ -59,7 +62,7 @@ std::vector<OptionSpec> boundOptions() {
   std::vector<OptionSpec> specs = modelOptions();
   for (OptionSpec extra : std::vector<OptionSpec>{{"overlap", true},   {"objective", true}, {"time-limit", true},
                                                   {"threads", true},   {"max-ideals", true}, {"method", true, true},
-                                                  {"space", true},     {"gpipe", false}}) {
+                                                  {"space", true},     {"gpipe", false}, {"mip-solver", true}}) {
     specs.push_back(extra);
   }
   return specs;
@@ -71,7 +74,8 @@ bool isModel(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
 }
 
-nlohmann::ordered_json reportJson(const BoundReport& report, const std::string& input, const Problem& problem) {
+nlohmann::ordered_json reportJson(const BoundReport& report, const std::string& input, const Problem& problem,
+                                  mip::Backend mip_backend) {
   nlohmann::ordered_json out;
   out["input"] = input;
   out["objective"] = problem.objective.goal == Goal::Latency ? "latency"
@@ -81,6 +85,7 @@ nlohmann::ordered_json reportJson(const BoundReport& report, const std::string& 
   out["boundMethod"] = report.method.empty() ? "none" : report.method;
   out["boundSpace"] = toString(report.space);
   out["cutShort"] = report.cut_short;
+  out["mipSolver"] = mip::toString(mip_backend);
   nlohmann::ordered_json methods = nlohmann::ordered_json::array();
   for (const MethodBound& m : report.methods) {
     methods.push_back(
@@ -131,7 +136,7 @@ int runBound(const Args& args) {
   auto report = proveLowerBound(problem, space, methods, settings);
   if (!report) return report.status().code() == StatusCode::InvalidInput ? usageError(report.status().message(), "bound")
                                                                           : fail(report.status().withContext(input));
-  if (Status s = emit(args, jsonText(reportJson(*report, input, problem), 2) + "\n", {input}); !s) return fail(s);
+  if (Status s = emit(args, jsonText(reportJson(*report, input, problem, settings.mip_backend), 2) + "\n", {input}); !s) return fail(s);
   if (!args.flags.count("quiet")) {
     std::fprintf(stderr, "onnx-placer: lower bound %.10g over %s placements (%s)%s\n", report->lower,
                  space == BoundSpace::Contiguous ? "contiguous" : "all", report->method.empty() ? "none" : report->method.c_str(),

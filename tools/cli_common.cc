@@ -314,6 +314,12 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
     if (!v || !(*v >= 0) || *v >= 1) return "--mip-gap must be a relative gap in [0, 1)";
     settings.mip_gap = *v;
   }
+  if (auto it = args.values.find("mip-solver"); it != args.values.end()) {
+    auto backend = mip::parseBackend(it->second);
+    if (!backend) return "--mip-solver must be glpk or cbc (got '" + it->second + "')";
+    if (!mip::backendAvailable(*backend)) return "--mip-solver " + it->second + ": " + mip::kNoCbcMessage;
+    settings.mip_backend = *backend;
+  }
   if (auto it = args.values.find("subgraphs-per-accelerator"); it != args.values.end()) {
     auto v = parseInteger(it->second);
     if (!v || *v < 1 || *v > 64) return "--subgraphs-per-accelerator must be an integer from 1 to 64";
@@ -324,8 +330,9 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
 
 std::vector<OptionSpec> solverOptionSpecs() {
   return {{"objective", true},  {"algorithm", true}, {"max-ideals", true},
-          {"time-limit", true}, {"mip-gap", true},   {"orders", true},
-          {"seed", true},       {"threads", true},   {"subgraphs-per-accelerator", true}};
+          {"time-limit", true}, {"mip-gap", true},   {"mip-solver", true},
+          {"orders", true},     {"seed", true},      {"threads", true},
+          {"subgraphs-per-accelerator", true}};
 }
 
 std::string solverName(const std::string& algorithm, const SolveResult& solve) {
@@ -341,6 +348,7 @@ nlohmann::ordered_json solverJson(const std::string& algorithm, const SolveResul
   out["idealPairs"] = solve.stats.ideal_pairs;
   out["orders"] = solve.stats.orders;
   out["branchAndBoundNodes"] = solve.stats.mip_nodes;
+  if (!solve.stats.mip_solver.empty()) out["mipSolver"] = solve.stats.mip_solver;
   return out;
 }
 

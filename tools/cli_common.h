@@ -70,8 +70,8 @@ int loadWorkloadProblem(const Args& args, const std::string& command, const std:
 std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);
 
 // --objective (throughput or latency), --algorithm (a solver of the registry; default auto),
-// --max-ideals, --time-limit, --mip-gap, --orders, --seed, --threads and --subgraphs-per-accelerator,
-// shared by partition and place.
+// --max-ideals, --time-limit, --mip-gap, --mip-solver, --orders, --seed, --threads and
+// --subgraphs-per-accelerator, shared by partition, place and bound.
 // greedy needs the latency objective.
 std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
                                               SolverSettings& settings);

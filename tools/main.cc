@@ -77,7 +77,7 @@ Options:
                           dpl: DP over a DFS linearisation, polynomial but not always optimal;
                           slicegraph: optimal slicings of many topological orders (--orders),
                             never worse than DPL, no optimality proof;
-                          ip: integer program (GLPK), contiguous splits;
+                          ip: integer program (--mip-solver), contiguous splits;
                           ip-noncontig: integer program, non-contiguous splits (a device may hold
                             several pieces; for latency at most --subgraphs-per-accelerator);
                           greedy: fill accelerators in topological order (latency baseline, App. F)
@@ -96,6 +96,10 @@ Options:
   --threads N             threads for the order search and the exact DP (default: every core);
                           the answer does not depend on it
   --mip-gap G             stop an integer program once the relative gap is at most G (default 0)
+  --mip-solver glpk|cbc   what solves the integer programs (ip, ip-noncontig, latency auto) and the
+                          certificate's programs: GLPK (default) or COIN-OR CBC, when this build
+                          has it; the output's "solver" names it ("mipSolver") when an integer
+                          program answered
   --subgraphs-per-accelerator Q
                           pieces per accelerator for ip-noncontig with --objective latency
                           (default 2)

@@ -69,7 +69,7 @@ Options:
   --orders SPEC, --seed N, --threads N
                           SliceGraph's orders, random seed, and threads of the order search
                           and the exact DP, as for partition
-  --mip-gap G, --subgraphs-per-accelerator Q
+  --mip-gap G, --mip-solver glpk|cbc, --subgraphs-per-accelerator Q
                           integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
   --shared-weights replicate|colocate|auto

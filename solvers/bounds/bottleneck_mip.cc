@@ -56,7 +56,7 @@ class Program {
     loadRows();
   }
 
-  VariantBound solve(const Budget& budget) const;
+  VariantBound solve(const Budget& budget, mip::Backend backend) const;
 
  private:
   double time(Vertex v) const { return (shape_.accelerator ? g_[v].p_acc : g_[v].p_cpu) / threshold_; }
@@ -313,8 +313,9 @@ void Program::loadRows() {
   m_.minimize(load_);
 }
 
-VariantBound Program::solve(const Budget& budget) const {
+VariantBound Program::solve(const Budget& budget, mip::Backend backend) const {
   mip::Options options;
+  options.backend = backend;
   options.time_limit = budget.remaining();
   options.stop = budget.stopFlag();
   options.known_bound = 1.0;  // L >= the threshold: some device computes that much
@@ -346,14 +347,15 @@ VariantBound Program::solve(const Budget& budget) const {
   return out;
 }
 
-VariantBound solveProgram(const Problem& problem, const Shape& shape, double threshold, const Budget& budget) {
-  return Program(problem, shape, threshold).solve(budget);
+VariantBound solveProgram(const Problem& problem, const Shape& shape, double threshold, const Budget& budget,
+                          mip::Backend backend) {
+  return Program(problem, shape, threshold).solve(budget, backend);
 }
 
 }  // namespace
 
 Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguous, double threshold,
-                                          const Budget& budget) {
+                                          const Budget& budget, mip::Backend backend) {
   if (problem.objective.goal != Goal::Throughput || problem.objective.gpipe)
     return invalidInput("the bottleneck program bounds the max-load objective only");
   if (!(threshold > 0)) return BottleneckBound{};
@@ -365,7 +367,7 @@ Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguou
     // Half of what is left to the first program, the rest to the second.
     const bool last = !accelerator || problem.devices.cpus == 0;
     const Budget share = last ? budget : budget.within(budget.remaining() / 2);
-    const VariantBound v = solveProgram(problem, Shape{accelerator, contiguous, std::nullopt, 0}, threshold, share);
+    const VariantBound v = solveProgram(problem, Shape{accelerator, contiguous, std::nullopt, 0}, threshold, share, backend);
     out.value = std::min(out.value, v.value);
     out.cut_short = out.cut_short || v.cut_short;
     char text[96];
@@ -377,7 +379,8 @@ Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguou
   return out;
 }
 
-Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double threshold, const Budget& budget) {
+Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double threshold, const Budget& budget,
+                                               mip::Backend backend) {
   if (problem.objective.goal != Goal::Throughput || problem.objective.gpipe)
     return invalidInput("the guess-the-bottleneck programs bound the max-load objective only");
   if (!(threshold > 0)) return BottleneckBound{};
@@ -398,7 +401,7 @@ Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double th
     // An equal share of what is left to each program still to run.
     const std::size_t left = shapes.size() - i;
     const Budget share = left == 1 ? budget : budget.within(budget.remaining() / static_cast<double>(left));
-    const VariantBound v = solveProgram(problem, shapes[i], threshold, share);
+    const VariantBound v = solveProgram(problem, shapes[i], threshold, share, backend);
     cut += v.cut_short;
     impossible += !std::isfinite(v.value);
     if (v.value < out.value) {

@@ -11,7 +11,7 @@
 // memory, which a block that leaves too much work to the rest cannot meet.
 //
 // Throughput only (not the GPipe objective). Stopped by the budget, each program still yields the
-// bound it has proven (GLPK's best bound), and the result says it was cut short.
+// bound it has proven (the MIP backend's best bound), and the result says it was cut short.
 #pragma once
 
 #include <string>
@@ -19,6 +19,7 @@
 #include "core/budget.h"
 #include "core/problem.h"
 #include "core/status.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
@@ -29,7 +30,7 @@ struct BottleneckBound {
 };
 
 Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguous, double threshold,
-                                          const Budget& budget);
+                                          const Budget& budget, mip::Backend backend = mip::kDefaultBackend);
 
 // The SliceGraph paper's "guess the bottleneck" programs (§4.3), contiguous space only: for each
 // position i of the k + l blocks of a pipeline and each kind of device, B is block i, the blocks
@@ -39,6 +40,7 @@ Expected<BottleneckBound> bottleneckBound(const Problem& problem, bool contiguou
 // The optimal split, with its bottleneck's position and kind guessed right, is a point of one
 // program, so the smallest of their proven values is a bound. The budget is shared equally among
 // what is left; each program stopped early still gives its proven value.
-Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double threshold, const Budget& budget);
+Expected<BottleneckBound> guessBottleneckBound(const Problem& problem, double threshold, const Budget& budget,
+                                               mip::Backend backend = mip::kDefaultBackend);
 
 }  // namespace placer

@@ -24,7 +24,8 @@ void raise(double& lower, std::string& method, double value, const std::string& 
 }  // namespace
 
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
-                    const SolveResult& result, const Budget& budget, double bound_seconds) {
+                    const SolveResult& result, const Budget& budget, double bound_seconds,
+                    mip::Backend backend) {
   const Budget bounds = Budget(std::max(kMinBoundSeconds, budget.remaining()), budget.stopFlag());
   Certificate c;
   c.upper = result.value;
@@ -34,13 +35,13 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
   // Every placement: the simple bound of the user's problem; a non-contiguous throughput program's
   // own bound covers every placement too (a non-contiguous latency program's allows q subgraphs per
   // accelerator only).
-  if (auto any = simpleBound(original, bounds)) raise(c.any_lower, c.any_method, any->value, kSimple);
+  if (auto any = simpleBound(original, bounds, backend)) raise(c.any_lower, c.any_method, any->value, kSimple);
   if (!solver.contiguous && !latency && result.bound > 0) raise(c.any_lower, c.any_method, result.bound, own);
   // A contiguous optimum is at least the optimum over every placement; the reductions keep the
   // solver's space's optimum, so the reduced problem's bounds hold in that space.
   c.lower = c.any_lower;
   c.method = c.any_method;
-  const Expected<SimpleBound> reduced = simpleBound(solved, bounds);
+  const Expected<SimpleBound> reduced = simpleBound(solved, bounds, backend);
   if (solver.contiguous) {
     if (reduced) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
@@ -49,7 +50,7 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
   const bool max_load = !latency && !solved.objective.gpipe;
   if (max_load && reduced && c.lower < c.upper && !budget.interrupted()) {
     const Budget share = Budget(bound_seconds, budget.stopFlag());
-    if (auto b = bottleneckBound(solved, solver.contiguous, reduced->value, share)) {
+    if (auto b = bottleneckBound(solved, solver.contiguous, reduced->value, share, backend)) {
       raise(c.lower, c.method, b->value, "bottleneck");
       if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");
     }

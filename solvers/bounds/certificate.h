@@ -22,8 +22,10 @@ namespace placer {
 // the time the solve took, at least kMinBoundSeconds).
 inline constexpr double kMinBoundSeconds = 0.5;
 inline constexpr double kBoundShare = 0.1;
+// The bounds' programs run on `backend`.
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
-                    const SolveResult& result, const Budget& budget, double bound_seconds);
+                    const SolveResult& result, const Budget& budget, double bound_seconds,
+                    mip::Backend backend = mip::kDefaultBackend);
 
 std::string certificateSummary(const Certificate& certificate);
 

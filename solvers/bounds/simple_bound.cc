@@ -101,8 +101,10 @@ void addMemoryRow(mip::Model& m, const Problem& problem, const std::vector<Unit>
 }
 
 // The relaxation's optimum in seconds; nullopt when the budget ran out first.
-Expected<std::optional<double>> solveRelaxation(const mip::Model& m, double unit, const Budget& budget) {
+Expected<std::optional<double>> solveRelaxation(const mip::Model& m, double unit, const Budget& budget,
+                                                mip::Backend backend) {
   mip::Options options;
+  options.backend = backend;
   options.time_limit = budget.remaining();
   options.stop = budget.stopFlag();
   const mip::Result r = mip::solve(m, options);
@@ -284,7 +286,7 @@ double packingBound(const Problem& problem, const std::vector<Unit>& units, doub
 
 }  // namespace
 
-Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget) {
+Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget, mip::Backend backend) {
   auto units = unitsOf(problem);
   if (!units) return units.status();
   const DeviceSet& d = problem.devices;
@@ -314,7 +316,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   if (d.cpus > 0) m.addLe(cpu_work, static_cast<double>(d.cpus) * t, "cpu_work");
   addMemoryRow(m, problem, *units, a);
   m.minimize(t);
-  auto relaxed = solveRelaxation(m, total, budget);
+  auto relaxed = solveRelaxation(m, total, budget, backend);
   if (!relaxed) return relaxed.status();
   if (*relaxed && **relaxed > out.value) {
     out.value = **relaxed;
@@ -338,7 +340,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   return out;
 }
 
-Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget) {
+Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget, mip::Backend backend) {
   auto units = unitsOf(problem);
   if (!units) return units.status();
   const OpGraph& g = problem.graph;
@@ -385,7 +387,7 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
   addMemoryRow(m, problem, *units, a);
   m.minimize(t);
-  auto relaxed = solveRelaxation(m, total, budget);
+  auto relaxed = solveRelaxation(m, total, budget, backend);
   if (!relaxed) return relaxed.status();
   // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h).
   std::vector<bool> can_accelerator(boost::num_vertices(g)), can_cpu(boost::num_vertices(g));
@@ -412,9 +414,9 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   return out;
 }
 
-Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget) {
-  return problem.objective.goal == Goal::Latency ? latencySimpleBound(problem, budget)
-                                                 : throughputSimpleBound(problem, budget);
+Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget, mip::Backend backend) {
+  return problem.objective.goal == Goal::Latency ? latencySimpleBound(problem, budget, backend)
+                                                 : throughputSimpleBound(problem, budget, backend);
 }
 
 }  // namespace placer

@@ -14,6 +14,7 @@
 #include "core/budget.h"
 #include "core/problem.h"
 #include "core/status.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
@@ -40,7 +41,8 @@ struct SimpleBound {
 //     program given a tenth of the budget, at least 1 s, 2 s without a limit; its proven bound
 //     when the time runs out).
 // Fails (Infeasible) when no kind of device can run some node.
-Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
+                                            mip::Backend backend = mip::kDefaultBackend);
 
 // Single-sample latency (core/latency.h: CPU nodes never wait for a core): the larger of
 //   - the smallest T of a fractional split for which some schedule of the fractional times along
@@ -48,12 +50,15 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
 //     a time), within their memory;
 //   - the path bound (solvers/bounds/latency_path_bound.h): the transfers at the boundaries of the
 //     accelerator runs a path must be cut into, with the memory that forces the cuts.
-Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
+                                         mip::Backend backend = mip::kDefaultBackend);
 
 // The one for the problem's objective.
 //
-// The relaxation is a linear program (GLPK's simplex) that stops with the budget; stopped before its
-// optimum it proves nothing, and the bound falls back on the per-node part (reason "node").
-Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget = Budget::unlimited());
+// The relaxation is a linear program (on `backend`: GLPK's simplex or CBC's Clp) that stops with the
+// budget; stopped before its optimum it proves nothing, and the bound falls back on the per-node part
+// (reason "node").
+Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
+                                  mip::Backend backend = mip::kDefaultBackend);
 
 }  // namespace placer

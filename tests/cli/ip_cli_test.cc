@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "solvers/mip.h"
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
@@ -83,6 +84,49 @@ TEST_F(CliTest, ContiguousIpEqualsDpOnTheCommandLine) {
   EXPECT_EQ(j["gap"].get<double>(), 0.0);
 }
 
+TEST_F(CliTest, MipSolverCbcRunsTheIntegerProgramsAndIsNamed) {
+  const std::string throughput = workloadPath(kBert24Throughput).string();
+  RunResult probe = run({"partition", throughput, "--algorithm", "ip", "--mip-solver", "cbc", "-q"});
+  if (!mip::backendAvailable(mip::Backend::Cbc)) {
+    EXPECT_EQ(probe.exit_code, 2) << probe.err;
+    EXPECT_NE(probe.err.find("--mip-solver cbc"), std::string::npos) << probe.err;
+    EXPECT_NE(probe.err.find("coinor-libcbc-dev"), std::string::npos) << probe.err;
+    GTEST_SKIP() << "this build has no CBC";
+  }
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  nlohmann::ordered_json j = parse(probe.out);
+  EXPECT_NEAR(j["maxLoad"].get<double>(), 17.78990625, 1e-9);  // the DP optimum, proven
+  EXPECT_EQ(j["status"], "optimal");
+  EXPECT_EQ(j["solver"]["mipSolver"], "cbc");
+  // The default is GLPK, and says so.
+  RunResult glpk = run({"partition", throughput, "--algorithm", "ip", "-q"});
+  ASSERT_EQ(glpk.exit_code, 0) << glpk.err;
+  EXPECT_EQ(parse(glpk.out)["solver"]["mipSolver"], "glpk");
+  // Non-contiguous, time-limited: never worse than its start (the DP's split), with its own bound.
+  RunResult free = run({"partition", throughput, "--algorithm", "ip-noncontig", "--mip-solver", "cbc",
+                        "--time-limit", "5", "-q"});
+  ASSERT_EQ(free.exit_code, 0) << free.err;
+  nlohmann::ordered_json fj = parse(free.out);
+  EXPECT_LE(fj["maxLoad"].get<double>(), 17.78990625 + 1e-9);
+  EXPECT_LE(fj["bound"].get<double>(), fj["maxLoad"].get<double>());
+  EXPECT_EQ(fj["solver"]["mipSolver"], "cbc");
+  // Latency: Table 4's optimum on layer BERT-24 (the greedy's split, proven optimal).
+  RunResult latency = run({"partition", workloadPath(kBert24Latency).string(), "--objective", "latency",
+                           "--algorithm", "ip", "--mip-solver", "cbc", "--time-limit", "30", "-q"});
+  ASSERT_EQ(latency.exit_code, 0) << latency.err;
+  nlohmann::ordered_json lj = parse(latency.out);
+  EXPECT_NEAR(lj["totalLatency"].get<double>(), 100.2185, 1e-4);
+  EXPECT_EQ(lj["solver"]["mipSolver"], "cbc");
+  // The bound command's programs.
+  RunResult bound = run({"bound", throughput, "--method", "bottleneck", "--mip-solver", "cbc", "--time-limit",
+                         "10", "-q"});
+  ASSERT_EQ(bound.exit_code, 0) << bound.err;
+  nlohmann::ordered_json bj = parse(bound.out);
+  EXPECT_EQ(bj["mipSolver"], "cbc");
+  EXPECT_GT(bj["lowerBound"].get<double>(), 0.0);
+  EXPECT_LE(bj["lowerBound"].get<double>(), 17.78990625);
+}
+
 TEST_F(CliTest, LatencyAndIpErrors) {
   const std::string workload = workloadPath(kBert24Latency).string();
   // Infeasible: 1 MB accelerators and no CPU.
@@ -95,6 +139,12 @@ TEST_F(CliTest, LatencyAndIpErrors) {
   EXPECT_EQ(run({"partition", workload, "--algorithm", "greedy"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--objective", "speed"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--mip-gap", "1.5"}).exit_code, 2);
+  RunResult bad_solver = run({"partition", workload, "--mip-solver", "gurobi"});
+  EXPECT_EQ(bad_solver.exit_code, 2);
+  EXPECT_NE(bad_solver.err.find("--mip-solver must be glpk or cbc (got 'gurobi')"), std::string::npos)
+      << bad_solver.err;
+  EXPECT_EQ(run({"bound", workload, "--mip-solver", "GLPK"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("resnet50_light.onnx"), "--mip-solver", "xpress"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--subgraphs-per-accelerator", "0"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--gpipe"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--gpipe", "--algorithm", "ip", "--objective", "latency"}).exit_code,

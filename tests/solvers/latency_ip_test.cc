@@ -211,6 +211,29 @@ TEST(LatencyIp, ContiguousEqualsExhaustiveSearchOnTinyDags) {
   }
 }
 
+// The same optimum on either MIP backend, q = 1 and q = 2, against exhaustive search over slots.
+TEST(LatencyIp, CbcAndGlpkFindTheSameOptima) {
+  if (!mip::backendAvailable(mip::Backend::Cbc)) GTEST_SKIP() << "this build has no CBC";
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    const int n = 5 + static_cast<int>(seed % 2);
+    const bool with_memory = seed % 2 == 0;
+    const Problem p = randomDag(seed, n, DeviceSet{2, with_memory ? 60.0 : 1e18, 1}, with_memory);
+    for (int q : {1, 2}) {
+      const double slots = bruteForceSlots(p, q);
+      for (mip::Backend backend : {mip::Backend::Glpk, mip::Backend::Cbc}) {
+        LatencyIpOptions o = withSubgraphs(q);
+        o.backend = backend;
+        o.heuristics = seed % 3 != 0;  // some searches start from nothing
+        LatencyIpSolution s = solveLatencyIpDetailed(p, o);
+        ASSERT_EQ(s.result.status, SolveStatus::Optimal)
+            << "seed " << seed << " q " << q << " on " << mip::toString(backend) << ": " << s.result.message;
+        EXPECT_NEAR(s.ip_latency, slots, 1e-6 * slots) << "seed " << seed << " q " << q << " on " << mip::toString(backend);
+        expectConsistent(p, s, q);
+      }
+    }
+  }
+}
+
 TEST(LatencyIp, TwoSubgraphsPerAcceleratorEqualExhaustiveSearchOverSlots) {
   // The program's optimum is over slot assignments: it is at most the contiguous optimum and at
   // most the best placement whose accelerators have at most two level pieces (the level split is

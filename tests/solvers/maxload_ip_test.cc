@@ -354,6 +354,53 @@ TEST(MaxLoadIp, ZeroTimeLimitReportsNoSplitOrTheStart) {
   expectValidIpSplit(p, started, true);
 }
 
+// The same optimum on either MIP backend: contiguous programs against the DP, non-contiguous ones
+// against exhaustive search, with memory, shared weights, an overlap mode, CPU boundary costs and a
+// start.
+TEST(MaxLoadIp, CbcAndGlpkFindTheSameOptima) {
+  if (!mip::backendAvailable(mip::Backend::Cbc)) GTEST_SKIP() << "this build has no CBC";
+  auto both = [](const Problem& p, MaxLoadIpOptions o, double expected, const std::string& what) {
+    for (mip::Backend backend : {mip::Backend::Glpk, mip::Backend::Cbc}) {
+      o.backend = backend;
+      SolveResult r = solveMaxLoadIp(p, o);
+      ASSERT_EQ(r.status, SolveStatus::Optimal) << what << " on " << mip::toString(backend) << ": " << r.message;
+      EXPECT_NEAR(r.value, expected, 1e-7 * expected) << what << " on " << mip::toString(backend);
+      EXPECT_NEAR(r.bound, r.value, 1e-9 * r.value) << what << " on " << mip::toString(backend);
+      expectValidIpSplit(p, r, o.contiguous);
+    }
+  };
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    const int n = 10 + static_cast<int>(seed % 11);
+    Problem p = randomDag(seed, n, DeviceSet{2 + static_cast<int>(seed % 2), seed % 3 == 0 ? 120.0 : 1e18, 1},
+                          seed % 3 == 0);
+    both(p, contiguous(), dpOptimum(p), "contiguous, seed " + std::to_string(seed));
+  }
+  for (std::uint32_t seed = 100; seed < 110; ++seed) {
+    Problem p = randomDag(seed, 5 + static_cast<int>(seed % 3), DeviceSet{2, seed % 2 ? 60.0 : 1e18, 1}, seed % 2);
+    both(p, nonContiguous(), bruteForceNonContiguous(p), "non-contiguous, seed " + std::to_string(seed));
+  }
+  for (std::uint32_t seed = 200; seed < 206; ++seed) {
+    Problem p = randomDagWithSharedWeights(seed, 6, DeviceSet{2, 70.0, 1});
+    const double exhaustive = bruteForceNonContiguous(p);
+    if (std::isfinite(exhaustive)) both(p, nonContiguous(), exhaustive, "shared weights, seed " + std::to_string(seed));
+  }
+  for (std::uint32_t seed = 300; seed < 304; ++seed) {
+    Problem p = randomDag(seed, 6, DeviceSet{2, 1e18, 1}, false);
+    p.objective.overlap = Overlap::Duplex;
+    both(p, nonContiguous(), bruteForceNonContiguous(p), "duplex, seed " + std::to_string(seed));
+  }
+  for (std::uint32_t seed = 400; seed < 404; ++seed) {
+    Problem p = randomDagWithCpuCosts(seed, 7, DeviceSet{1, 1e18, 2});
+    both(p, contiguous(), dpOptimum(p), "CPU boundary costs, seed " + std::to_string(seed));
+  }
+  Problem bert = loadWorkload("throughput-inputs/LayerGraphs/bert24_inference.json");
+  auto dpl = runPipeline(bert, pipelineFor("dpl"));
+  ASSERT_TRUE(dpl.hasValue());
+  MaxLoadIpOptions o = contiguous();
+  o.start = dpl->solve.placement.device_of;
+  both(bert, o, dpOptimum(bert), "layer BERT-24 inference from DPL's split");
+}
+
 TEST(MaxLoadIp, NonContiguousStagesFormAPipeline) {
   // 0 -> 1 -> 2 with 0 and 2 on one accelerator and 1 on another: three pieces in order.
   GraphBuilder b(DeviceSet{2, 1e18, 0});

@@ -1,0 +1,20 @@
+// The backends behind mip::solve (solvers/mip.h), for mip.cc only.
+//
+// solve() checks what every backend needs before it dispatches: the model's numbers are in range
+// (outOfRange) and a start, when given, has one value per column. A backend then keeps the contract
+// documented in mip.h: statuses, the start (completed, offered, never beaten), the time limit for
+// the whole call, the stop flag, progress and the known bound.
+#pragma once
+
+#include "solvers/mip.h"
+
+namespace placer::mip {
+
+Result solveGlpk(const Model& model, const Options& options);
+
+// mip_cbc.cc: CBC when the build has it (PLACER_HAVE_CBC), otherwise a stub whose solve returns
+// Status::Error with kNoCbcMessage.
+bool cbcBuilt();
+Result solveCbc(const Model& model, const Options& options);
+
+}  // namespace placer::mip
