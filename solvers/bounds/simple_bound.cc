@@ -188,7 +188,8 @@ constexpr double kLargeShare = 0.05;
 constexpr std::size_t kMaxLarge = 80;
 constexpr double kPackingSafety = 1e-7;  // a MIP's optimum is exact only up to its tolerances
 
-double packingBound(const Problem& problem, const std::vector<Unit>& units, double floor, const Budget& budget) {
+double packingBound(const Problem& problem, const std::vector<Unit>& units, double floor, const Budget& budget,
+                    mip::Backend backend) {
   const DeviceSet& d = problem.devices;
   auto cheapest = [](const Unit& u) {
     return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
@@ -274,6 +275,7 @@ double packingBound(const Problem& problem, const std::vector<Unit>& units, doub
   m.minimize(t);
 
   mip::Options options;
+  options.backend = backend;
   options.time_limit = budget.remaining();
   options.stop = budget.stopFlag();
   const mip::Result r = mip::solve(m, options);
@@ -331,7 +333,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
     // its floor at once when the units are small, and more the more they are whole layers).
     const double remaining = budget.remaining();
     const double seconds = std::isfinite(remaining) ? std::min(remaining, std::max(1.0, remaining / 10)) : 2.0;
-    const double packed = packingBound(problem, *units, out.value, budget.within(seconds));
+    const double packed = packingBound(problem, *units, out.value, budget.within(seconds), backend);
     if (packed > out.value) {
       out.value = packed;
       out.reason = "packing";
