@@ -26,7 +26,10 @@ void raise(double& lower, std::string& method, double value, const std::string& 
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
                     const SolveResult& result, const Budget& budget, double bound_seconds,
                     mip::Backend backend) {
-  const Budget bounds = Budget(std::max(kMinBoundSeconds, budget.remaining()), budget.stopFlag());
+  // The simple bounds' share: what the bottleneck program gets, at least kMinBoundSeconds (their
+  // relaxations take milliseconds; the packing program takes a tenth of it).
+  const Budget bounds =
+      Budget(std::max(kMinBoundSeconds, std::min(budget.remaining(), bound_seconds)), budget.stopFlag());
   Certificate c;
   c.upper = result.value;
   c.space = solver.contiguous ? "contiguous" : "any";

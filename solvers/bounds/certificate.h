@@ -15,8 +15,8 @@ namespace placer {
 // solver's space (its reductions are exact there) and of `original` for every placement. A simple
 // bound that fails (a node no device can hold, which the solver would have refused already) proves
 // nothing and is left out.
-// Time: the simple bounds' relaxations get what is left of `budget`, at least kMinBoundSeconds
-// (milliseconds, in practice). When the answer is not proven optimal and the objective is max-load,
+// Time: the simple bounds get `bound_seconds` (within what is left of `budget`), at least
+// kMinBoundSeconds: their relaxations take milliseconds, their packing program a tenth. When the answer is not proven optimal and the objective is max-load,
 // the bottleneck program (bottleneck_mip.h) also runs, for `bound_seconds`: the partition pass gives
 // it kBoundShare of the time limit, kept from the solver (or, without a time limit, kBoundShare of
 // the time the solve took, at least kMinBoundSeconds).

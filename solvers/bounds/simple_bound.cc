@@ -329,10 +329,10 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
     out.reason = "pigeonhole";
   }
   if (*relaxed && **relaxed > 0) {
-    // The large units kept whole: a small integer program, within a share of the budget (it proves
-    // its floor at once when the units are small, and more the more they are whole layers).
+    // The large units kept whole: a small integer program, within a tenth of the budget (1 s without
+    // one), so that the bound stays cheap next to what it certifies.
     const double remaining = budget.remaining();
-    const double seconds = std::isfinite(remaining) ? std::min(remaining, std::max(1.0, remaining / 10)) : 2.0;
+    const double seconds = std::isfinite(remaining) ? remaining / 10 : 1.0;
     const double packed = packingBound(problem, *units, out.value, budget.within(seconds), backend);
     if (packed > out.value) {
       out.value = packed;

@@ -38,8 +38,8 @@ struct SimpleBound {
 //   - pigeonhole: for the n units of largest time, the least T at which k accelerators and l CPUs
 //     can each hold as many whole units as their smallest times allow within T, all n together;
 //   - packing: the relaxation with the large units kept whole on individual devices (an integer
-//     program given a tenth of the budget, at least 1 s, 2 s without a limit; its proven bound
-//     when the time runs out).
+//     program given a tenth of the budget, 1 s without a limit; its proven bound when the time
+//     runs out).
 // Fails (Infeasible) when no kind of device can run some node.
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                             mip::Backend backend = mip::kDefaultBackend);
