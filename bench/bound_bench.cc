@@ -48,6 +48,7 @@ struct Row {
   bool dp_optimal = false;
   std::map<std::string, std::pair<double, double>> bounds;  // method -> (value, seconds)
   double ratio = 1;
+  std::string failure;  // why there is no placement (infeasible, or none within the limit)
 };
 
 std::vector<std::string> methods(const Options& o) {
@@ -65,6 +66,7 @@ Row measure(const Problem& problem, const Options& o) {
   auto upper = runPipeline(problem, defaultPipeline("auto"), ctx);
   if (!upper) {
     row.upper = NAN;
+    row.failure = upper.status().message();
     return row;
   }
   row.upper = upper->solve.value;
@@ -96,7 +98,14 @@ void printHeader(const Options& o) {
   std::printf(" | %9s\n", "certified");
 }
 
+// A row without a placement says why, so that the means' counts add up to the rows printed.
 void printRow(const std::string& name, int k, int cpus, const Row& r, const Options& o) {
+  if (std::isnan(r.upper)) {
+    std::printf("%-44s %3d %4d no placement (left out of the means): %s\n", name.c_str(), k, cpus,
+                r.failure.c_str());
+    std::fflush(stdout);
+    return;
+  }
   auto ratio = [&](double lower) { return lower > 0 ? r.upper / lower : INFINITY; };
   std::printf("%-44s %3d %4d %12.6g %4s", name.c_str(), k, cpus, r.upper, r.dp_optimal ? "dp" : "sg");
   for (const std::string& method : methods(o)) {
@@ -140,9 +149,8 @@ void table1(const Options& o) {
         if (!cpus) p.devices.cpus = 0;
         if (cpus && p.devices.cpus == 0) continue;
         const Row r = measure(p, o);
-        if (std::isnan(r.upper)) continue;
         printRow(file, k, p.devices.cpus, r, o);
-        (cpus ? own_cpus : no_cpus).add(k, r.ratio);
+        if (!std::isnan(r.upper)) (cpus ? own_cpus : no_cpus).add(k, r.ratio);
       }
     }
   }
@@ -163,12 +171,14 @@ void synthetic(const Options& o) {
       so.seed = static_cast<std::uint64_t>(i + 1);
       so.devices = {k, 1e18, 0};
       auto p = makeSyntheticProblem(so);
-      if (!p) continue;
+      if (!p) {
+        std::fprintf(stderr, "bound_bench: synthetic graph %d: %s\n", i + 1, p.status().message().c_str());
+        std::exit(1);
+      }
       const Row r = measure(*p, o);
-      if (std::isnan(r.upper)) continue;
       const char* names[] = {"er", "ba", "ws"};
       printRow(std::string("synthetic ") + names[i % 3] + " seed " + std::to_string(i + 1), k, 0, r, o);
-      means.add(k, r.ratio);
+      if (!std::isnan(r.upper)) means.add(k, r.ratio);
     }
   }
   means.print("synthetic");
