@@ -9,6 +9,8 @@
 
 #include <boost/graph/topological_sort.hpp>
 
+#include "solvers/bounds/min_cut.h"
+
 namespace placer {
 
 namespace {
@@ -63,6 +65,211 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
   std::reverse(path.begin(), path.end());
   return path;
 }
+
+
+// What a piece holding the run path[i..j-1] pays beyond its own nodes (solvers/README.md, "Side
+// branches"). The nodes between the run's ends (B) are in the piece; the ancestors of the path node
+// before the run and the descendants of the one after it are not. Every other ancestor of B (the
+// in-side S: a parallel branch the run starts beside) is in the piece, computing, or outside, and
+// then each net of it that the piece reads is transferred in; every other descendant of B (the
+// out-side D) likewise, and each net of the piece it reads is transferred out. Which choice is
+// cheapest is a minimum cut, one for each side; the nets they count are disjoint, as are S and D.
+class PieceSides {
+ public:
+  PieceSides(const Problem& problem, const std::vector<bool>& can_accelerator, std::size_t m,
+             const std::vector<std::size_t>& owner, const std::vector<std::size_t>& first_reached,
+             const std::vector<std::vector<Vertex>>& owned, const std::vector<std::vector<std::size_t>>& nets_from,
+             const std::vector<std::vector<std::size_t>>& nets_into)
+      : problem_(problem),
+        can_accelerator_(can_accelerator),
+        m_(m),
+        owner_(owner),
+        first_reached_(first_reached),
+        owned_(owned),
+        nets_from_(nets_from),
+        nets_into_(nets_into),
+        by_first_(m),
+        index_(boost::num_vertices(problem.graph), 0),
+        stamp_(boost::num_vertices(problem.graph), 0),
+        net_index_(problem.nets.size(), 0),
+        net_stamp_(problem.nets.size(), 0) {
+    for (Vertex v = 0; v < boost::num_vertices(problem.graph); ++v) {
+      if (first_reached[v] < m) by_first_[first_reached[v]].push_back(v);
+    }
+  }
+
+  // Whether more cuts may be solved: the arcs of all networks so far stay under a fixed allowance,
+  // so that the bound is the same on every run (past it, runs are priced without their sides).
+  bool affordable() const { return arcs_ < kArcAllowance; }
+
+  // Transfers in + computation of B + transfers out, each side at its cheapest.
+  double cost(std::size_t i, std::size_t j) {
+    ++round_;
+    i_ = i;
+    j_ = j;
+    double compute = 0;
+    std::vector<Vertex> between, in_side, out_side;
+    for (std::size_t a = i; a < j; ++a) {
+      for (Vertex v : owned_[a]) {
+        if (first_reached_[v] < j) {
+          between.push_back(v);
+          compute += problem_.graph[v].p_acc;
+        } else {
+          out_side.push_back(v);
+        }
+      }
+      for (Vertex v : by_first_[a]) {
+        if (!reachedFromRun(v)) in_side.push_back(v);
+      }
+    }
+    return compute + inCost(between, in_side) + outCost(between, out_side);
+  }
+
+ private:
+  static constexpr std::size_t kArcAllowance = 50'000'000;
+
+  bool reachedFromRun(Vertex v) const { return owner_[v] < m_ && owner_[v] >= i_; }
+  bool inB(Vertex v) const { return reachedFromRun(v) && first_reached_[v] < j_; }
+  bool inS(Vertex v) const { return first_reached_[v] >= i_ && first_reached_[v] < j_ && !reachedFromRun(v); }
+  bool inD(Vertex v) const { return reachedFromRun(v) && owner_[v] < j_ && first_reached_[v] >= j_; }
+  double computeCost(Vertex v) const {
+    const OpNode& node = problem_.graph[v];
+    const bool fits = can_accelerator_[v] && node.memory <= problem_.devices.memory;
+    return fits ? node.p_acc : MinCut::kUnbounded;
+  }
+  // The network vertex of node v (one per round).
+  std::size_t vertexOf(Vertex v) {
+    if (stamp_[v] != round_) {
+      stamp_[v] = round_;
+      index_[v] = next_vertex_++;
+    }
+    return index_[v];
+  }
+  std::size_t vertexOfNet(std::size_t k) {
+    if (net_stamp_[k] != round_) {
+      net_stamp_[k] = round_;
+      net_index_[k] = next_vertex_++;
+    }
+    return net_index_[k];
+  }
+
+  // The nets B and S read. Source side: in the piece. A net is needed (source side) once a reader is
+  // in it; a needed net whose producer is outside costs its transfer.
+  double inCost(const std::vector<Vertex>& between, const std::vector<Vertex>& in_side) {
+    std::vector<std::size_t> nets;
+    ++round_;
+    for (const auto* list : {&between, &in_side}) {
+      for (Vertex v : *list) {
+        for (std::size_t k : nets_into_[v]) {
+          if (net_stamp_[k] != round_) {
+            net_stamp_[k] = round_;
+            nets.push_back(k);
+          }
+        }
+      }
+    }
+    ++round_;
+    next_vertex_ = 2;
+    struct Arc {
+      std::size_t u, v;
+      double capacity;
+    };
+    std::vector<Arc> arcs;
+    double fixed = 0;
+    for (std::size_t k : nets) {
+      const Net& net = problem_.nets[k];
+      if (inB(net.source)) continue;  // produced inside
+      bool read_by_b = false;
+      for (Vertex t : net.sinks)
+        read_by_b = read_by_b || inB(t);
+      const bool produced_outside = !inS(net.source);
+      if (read_by_b && produced_outside) {
+        fixed += net.cost;
+        continue;
+      }
+      const std::size_t y = vertexOfNet(k);
+      if (read_by_b) arcs.push_back({MinCut::kSource, y, MinCut::kUnbounded});
+      for (Vertex t : net.sinks) {
+        if (inS(t)) arcs.push_back({vertexOf(t), y, MinCut::kUnbounded});
+      }
+      arcs.push_back({y, produced_outside ? MinCut::kSink : vertexOf(net.source), net.cost});
+    }
+    for (Vertex v : in_side) {
+      if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
+    }
+    return fixed + solve(arcs);
+  }
+
+  // The nets B and D produce. A net stays inside (source side) only when every reader is in the
+  // piece; one produced in the piece that does not costs its transfer.
+  double outCost(const std::vector<Vertex>& between, const std::vector<Vertex>& out_side) {
+    ++round_;
+    next_vertex_ = 2;
+    struct Arc {
+      std::size_t u, v;
+      double capacity;
+    };
+    std::vector<Arc> arcs;
+    double fixed = 0;
+    for (const auto* list : {&between, &out_side}) {
+      const bool produced_in_b = list == &between;
+      for (Vertex v : *list) {
+        for (std::size_t k : nets_from_[v]) {
+          const Net& net = problem_.nets[k];
+          bool read_outside = false, read_by_d = false;
+          for (Vertex t : net.sinks) {
+            if (inD(t)) {
+              read_by_d = true;
+            } else if (!inB(t)) {
+              read_outside = true;
+            }
+          }
+          if (read_outside) {
+            if (produced_in_b) {
+              fixed += net.cost;
+            } else {
+              arcs.push_back({vertexOf(v), MinCut::kSink, net.cost});
+            }
+            continue;
+          }
+          if (!read_by_d) continue;  // every reader in B
+          const std::size_t w = vertexOfNet(k);
+          for (Vertex t : net.sinks) {
+            if (inD(t)) arcs.push_back({w, vertexOf(t), MinCut::kUnbounded});
+          }
+          arcs.push_back({produced_in_b ? MinCut::kSource : vertexOf(v), w, net.cost});
+        }
+      }
+    }
+    for (Vertex v : out_side) {
+      if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
+    }
+    return fixed + solve(arcs);
+  }
+
+  template <typename Arcs>
+  double solve(const Arcs& arcs) {
+    if (arcs.empty()) return 0;
+    cut_.reset(next_vertex_ - 2);
+    for (const auto& a : arcs)
+      cut_.arc(a.u, a.v, a.capacity);
+    arcs_ += cut_.arcs();
+    return cut_.solve();
+  }
+
+  const Problem& problem_;
+  const std::vector<bool>& can_accelerator_;
+  std::size_t m_;
+  const std::vector<std::size_t>& owner_;
+  const std::vector<std::size_t>& first_reached_;
+  const std::vector<std::vector<Vertex>>& owned_;
+  const std::vector<std::vector<std::size_t>>& nets_from_;
+  const std::vector<std::vector<std::size_t>>& nets_into_;
+  std::vector<std::vector<Vertex>> by_first_;  // the nodes whose first reached path node is path[a]
+  std::vector<std::size_t> index_, stamp_, net_index_, net_stamp_;
+  std::size_t round_ = 0, next_vertex_ = 2, i_ = 0, j_ = 0, arcs_ = 0;
+  MinCut cut_;
+};
 
 }  // namespace
 
@@ -137,6 +344,7 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
     if (first_reached[problem.nets[k].source] < m) nets_by_first[first_reached[problem.nets[k].source]].push_back(k);
   }
+  PieceSides sides(problem, can_accelerator, m, owner, first_reached, owned, nets_from, nets_into);
   // best[j]: the cheapest cut of the first j nodes into runs.
   std::vector<double> best(m + 1, kInfinity);
   best[0] = 0;
@@ -150,6 +358,7 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
     // reads.
     double cpu = 0, acc = 0, memory = 0, in = 0, out = 0;
     bool cpu_ok = true, acc_ok = true;
+    std::vector<std::pair<double, std::size_t>> accelerator_runs;  // (best[i] + cost without sides, i)
     for (std::size_t i = j; i-- > 0;) {
       const Vertex v = path[i];
       cpu_ok = cpu_ok && can_cpu[v];
@@ -190,7 +399,15 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
       if (!cpu_ok && !acc_ok) break;
       if (!std::isfinite(best[i])) continue;
       if (cpu_ok) best[j] = std::min(best[j], best[i] + cpu);
-      if (acc_ok) best[j] = std::min(best[j], best[i] + std::max(0.0, in) + acc + out);
+      if (acc_ok) accelerator_runs.emplace_back(best[i] + std::max(0.0, in) + acc + out, i);
+    }
+    // The sides only add: price the accelerator runs cheapest first, each with its sides, until the
+    // next one's price without them is no better than the best so far.
+    std::sort(accelerator_runs.begin(), accelerator_runs.end());
+    for (const auto& [price, i] : accelerator_runs) {
+      if (price >= best[j]) break;
+      const double with_sides = sides.affordable() ? best[i] + sides.cost(i, j) : price;
+      best[j] = std::min(best[j], std::max(price, with_sides));
     }
   }
   return std::isfinite(best[m]) ? best[m] : 0.0;

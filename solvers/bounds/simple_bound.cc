@@ -389,15 +389,16 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
   addMemoryRow(m, problem, *units, a);
   m.minimize(t);
-  auto relaxed = solveRelaxation(m, total, budget, backend);
-  if (!relaxed) return relaxed.status();
-  // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h).
+  // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h): first, as
+  // it takes milliseconds where the relaxation may use up the budget on a large graph.
   std::vector<bool> can_accelerator(boost::num_vertices(g)), can_cpu(boost::num_vertices(g));
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
     can_cpu[v] = (*units)[unit_of[v]].on_cpu;
   }
   const double along_path = latencyPathBound(problem, can_accelerator, can_cpu, budget);
+  auto relaxed = solveRelaxation(m, total, budget, backend);
+  if (!relaxed) return relaxed.status();
   if (*relaxed) {
     out.value = **relaxed;
   } else {

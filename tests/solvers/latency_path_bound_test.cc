@@ -1,0 +1,113 @@
+// The latency path bound with side branches (solvers/bounds/latency_path_bound.h) and the minimum
+// cut it prices the sides with: values worked out by hand, and never above the exhaustive optimum
+// on branchy random problems (every placement enumerated, deadlocks and invalid ones left out).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/latency.h"
+#include "solvers/bounds/latency_path_bound.h"
+#include "solvers/bounds/min_cut.h"
+#include "solvers/bounds/simple_bound.h"
+#include "tests/graph_builder.h"
+
+namespace placer::testing {
+namespace {
+
+TEST(MinCut, ByHand) {
+  // s -> a (3), s -> b (2), a -> b (1), a -> t (2), b -> t (3): the cut {s, a, b} | {t} is 5,
+  // {s} | {a, b, t} is 5, {s, a} | {b, t} is 2 + 1 + 2 = 5; the maximum flow is 5.
+  MinCut cut;
+  cut.reset(2);
+  const std::size_t a = 2, b = 3;
+  cut.arc(MinCut::kSource, a, 3);
+  cut.arc(MinCut::kSource, b, 2);
+  cut.arc(a, b, 1);
+  cut.arc(a, MinCut::kSink, 2);
+  cut.arc(b, MinCut::kSink, 3);
+  EXPECT_NEAR(cut.solve(), 5.0, 1e-12);
+  // An unbounded arc no cut may cross: s -> a (inf), a -> t (4), s -> t (1): 5.
+  cut.reset(1);
+  cut.arc(MinCut::kSource, 2, MinCut::kUnbounded);
+  cut.arc(2, MinCut::kSink, 4);
+  cut.arc(MinCut::kSource, MinCut::kSink, 1);
+  EXPECT_NEAR(cut.solve(), 5.0, 1e-12);
+  EXPECT_EQ(cut.arcs(), 3u);
+}
+
+// A diamond s -> {x, y} -> t, one node per accelerator (memory), p_acc 1, no CPU; s's output costs
+// 2 to move, x's 2, y's 3. Along s, x, t the run of t must also get y's output: in or computed in
+// the piece (then s's output comes in): min(3, 1 + 2) = 3 more than the plain path bound's 11.
+TEST(LatencyPathBound, SideBranchesPayTheirTransfers) {
+  GraphBuilder b({4, 1.0, 0});
+  for (int i = 0; i < 4; ++i)
+    b.node(1.0, 10.0, 0.6);
+  b.edge(0, 1, 2.0).edge(0, 2, 2.0).edge(1, 3, 2.0).edge(2, 3, 3.0);
+  Problem p = b.build();
+  p.objective.goal = Goal::Latency;
+  const std::vector<bool> yes(4, true), no(4, false);
+  // s: 1 + out 2 (x outside; s's output counted once); x: 2 + 1 + 2; t: 2 + min(3, 3) + 1.
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 3}, yes, no), 3.0 + 5.0 + 6.0, 1e-12);
+  // s: 3; y: 2 + 1 + 3; t: 3 + min(2, 1 + 2) + 1.
+  EXPECT_NEAR(pathLatencyBound(p, {0, 2, 3}, yes, no), 3.0 + 6.0 + 6.0, 1e-12);
+  // 15 is the optimum: s, x, y and t on accelerators of their own.
+  auto best = evaluateLatency(p, {0, 1, 2, 3});
+  ASSERT_TRUE(best.hasValue()) << best.status().message();
+  EXPECT_NEAR(best->latency, 15.0, 1e-12);
+  auto bound = latencySimpleBound(p);
+  ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+  EXPECT_NEAR(bound->value, 15.0, 1e-9);
+  // With room for everything on one accelerator: one run of all four, no transfers.
+  p.devices.memory = 10.0;
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 3}, yes, no), 4.0, 1e-12);
+}
+
+// Random problems with parallel branches: the bound never exceeds the exhaustive optimum.
+TEST(LatencyPathBound, NeverAboveExhaustiveSearchOnBranchyGraphs) {
+  int checked = 0, tight = 0;
+  for (std::uint32_t seed = 1; seed <= 400; ++seed) {
+    std::mt19937 rng(seed);
+    auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    const int accelerators = 2 + static_cast<int>(rng() % 2);
+    const int cpus = static_cast<int>(rng() % 2);
+    const int n = accelerators + cpus <= 3 ? 5 + static_cast<int>(rng() % 3) : 5 + static_cast<int>(rng() % 2);
+    const double memory = rng() % 3 == 0 ? 1e9 : uniform(1.0, 2.5);
+    GraphBuilder b({accelerators, memory, cpus});
+    for (int v = 0; v < n; ++v)
+      b.node(uniform(0.2, 2.0), uniform(1.0, 8.0), uniform(0.2, 1.0));
+    // Each node reads one or two earlier nodes; node 0 fans out, so there are parallel branches.
+    for (int v = 1; v < n; ++v) {
+      const int first = v <= 2 ? 0 : static_cast<int>(rng() % v);
+      b.edge(first, v, uniform(0.2, 3.0));
+      const int second = static_cast<int>(rng() % v);
+      if (v >= 3 && second != first && rng() % 2 == 0) b.edge(second, v, uniform(0.2, 3.0));
+    }
+    Problem p = b.build();
+    p.objective.goal = Goal::Latency;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    double optimum = kInfinity;
+    std::vector<int> device_of(n, 0);
+    const int devices = p.devices.count();
+    while (true) {
+      auto latency = evaluateLatency(p, device_of);
+      if (latency && latency->valid()) optimum = std::min(optimum, latency->latency);
+      int v = 0;
+      while (v < n && ++device_of[v] == devices)
+        device_of[v++] = 0;
+      if (v == n) break;
+    }
+    if (!std::isfinite(optimum)) continue;
+    auto bound = latencySimpleBound(p);
+    ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+    EXPECT_LE(bound->value, optimum * (1 + 1e-9)) << bound->reason;
+    ++checked;
+    tight += bound->value >= optimum * (1 - 1e-6);
+  }
+  EXPECT_GE(checked, 330);
+  EXPECT_GT(tight, 0);
+  std::printf("latency path bound with sides: %d problems, equal to the optimum in %d\n", checked, tight);
+}
+
+}  // namespace
+}  // namespace placer::testing
