@@ -74,6 +74,7 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
 // then each net of it that the piece reads is transferred in; every other descendant of B (the
 // out-side D) likewise, and each net of the piece it reads is transferred out. Which choice is
 // cheapest is a minimum cut, one for each side; the nets they count are disjoint, as are S and D.
+// A side node whose own memory does not fit beside B's cannot be in the piece.
 class PieceSides {
  public:
   PieceSides(const Problem& problem, const std::vector<bool>& can_accelerator, std::size_t m,
@@ -108,12 +109,14 @@ class PieceSides {
     i_ = i;
     j_ = j;
     double compute = 0;
+    memory_ = 0;
     std::vector<Vertex> between, in_side, out_side;
     for (std::size_t a = i; a < j; ++a) {
       for (Vertex v : owned_[a]) {
         if (first_reached_[v] < j) {
           between.push_back(v);
           compute += problem_.graph[v].p_acc;
+          memory_ += problem_.graph[v].memory;
         } else {
           out_side.push_back(v);
         }
@@ -134,7 +137,7 @@ class PieceSides {
   bool inD(Vertex v) const { return reachedFromRun(v) && owner_[v] < j_ && first_reached_[v] >= j_; }
   double computeCost(Vertex v) const {
     const OpNode& node = problem_.graph[v];
-    const bool fits = can_accelerator_[v] && node.memory <= problem_.devices.memory;
+    const bool fits = can_accelerator_[v] && memory_ + node.memory <= problem_.devices.memory;
     return fits ? node.p_acc : MinCut::kUnbounded;
   }
   // The network vertex of node v (one per round).
@@ -194,6 +197,15 @@ class PieceSides {
       }
       arcs.push_back({y, produced_outside ? MinCut::kSink : vertexOf(net.source), net.cost});
     }
+    // A piece is convex: with a node of S it holds that node's successors in S (they lie between it
+    // and B).
+    const OpGraph& g = problem_.graph;
+    for (Vertex v : in_side) {
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        if (!g[*e].artificial && inS(boost::target(*e, g)))
+          arcs.push_back({vertexOf(v), vertexOf(boost::target(*e, g)), MinCut::kUnbounded});
+      }
+    }
     for (Vertex v : in_side) {
       if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
     }
@@ -241,6 +253,14 @@ class PieceSides {
         }
       }
     }
+    // Convexity again: with a node of D the piece holds that node's predecessors in D.
+    const OpGraph& g = problem_.graph;
+    for (Vertex v : out_side) {
+      for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
+        if (!g[*e].artificial && inD(boost::source(*e, g)))
+          arcs.push_back({vertexOf(v), vertexOf(boost::source(*e, g)), MinCut::kUnbounded});
+      }
+    }
     for (Vertex v : out_side) {
       if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
     }
@@ -268,6 +288,7 @@ class PieceSides {
   std::vector<std::vector<Vertex>> by_first_;  // the nodes whose first reached path node is path[a]
   std::vector<std::size_t> index_, stamp_, net_index_, net_stamp_;
   std::size_t round_ = 0, next_vertex_ = 2, i_ = 0, j_ = 0, arcs_ = 0;
+  double memory_ = 0;  // B's own memory: a side node joins the piece only if it fits beside it
   MinCut cut_;
 };
 
