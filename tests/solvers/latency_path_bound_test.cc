@@ -3,6 +3,7 @@
 // on branchy random problems (every placement enumerated, deadlocks and invalid ones left out).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <random>
 
@@ -10,7 +11,9 @@
 #include "solvers/bounds/latency_path_bound.h"
 #include "solvers/bounds/min_cut.h"
 #include "solvers/bounds/simple_bound.h"
+#include "solvers/latency_greedy.h"
 #include "tests/graph_builder.h"
+#include "tests/test_util.h"
 
 namespace placer::testing {
 namespace {
@@ -108,6 +111,51 @@ TEST(LatencyPathBound, NeverAboveExhaustiveSearchOnBranchyGraphs) {
   EXPECT_GT(tight, 0);
   std::printf("latency path bound with sides: %d problems, equal to the optimum in %d\n", checked, tight);
 }
+
+// Table 4: the bound never exceeds the greedy's latency, nor the IP's published value (rounded as
+// printed); where the paper proved its IP within 1%, the bound is within 1% too.
+struct Table4Case {
+  const char* workload;
+  double published_ip;
+  double rounding;  // half of the published value's last digit
+  bool proven_within_1_percent;
+};
+
+class LatencyPathBoundTable4 : public ::testing::TestWithParam<Table4Case> {};
+
+TEST_P(LatencyPathBoundTable4, BelowThePublishedLatencies) {
+  Problem p = loadWorkload(std::string("latency-inputs/") + GetParam().workload);
+  ASSERT_GT(boost::num_vertices(p.graph), 0u);
+  p.objective.goal = Goal::Latency;
+  auto bound = latencySimpleBound(p);
+  ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+  const SolveResult greedy = solveLatencyGreedy(p);
+  ASSERT_EQ(greedy.status, SolveStatus::Feasible) << greedy.message;
+  EXPECT_LE(bound->value, greedy.value * (1 + 1e-9));
+  EXPECT_LE(bound->value, GetParam().published_ip + GetParam().rounding);
+  if (GetParam().proven_within_1_percent) {
+    EXPECT_GE(bound->value, 0.99 * GetParam().published_ip);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Workloads, LatencyPathBoundTable4,
+    ::testing::Values(Table4Case{"LayerGraphs/bert24_inference.json", 100.22, 0.005, true},
+                      Table4Case{"LayerGraphs/gnmt_inference.json", 225.6, 0.05, true},
+                      Table4Case{"LayerGraphs/inceptionv3_inference.json", 1318.08, 0.005, false},
+                      Table4Case{"LayerGraphs/resnet50_inference.json", 1191.02, 0.005, false},
+                      Table4Case{"OperatorGraphs/bert_l-3_inference.json", 408.47, 0.005, true},
+                      Table4Case{"OperatorGraphs/bert_l-6_inference.json", 438.06, 0.005, false},
+                      Table4Case{"OperatorGraphs/bert_l-12_inference.json", 729.56, 0.005, false},
+                      Table4Case{"OperatorGraphs/resnet50_inference.json", 672.06, 0.005, false}),
+    [](const ::testing::TestParamInfo<Table4Case>& info) {
+      std::string name = info.param.workload;
+      name = name.substr(0, name.find("_inference"));
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace placer::testing
