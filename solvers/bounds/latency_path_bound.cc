@@ -99,9 +99,10 @@ class PieceSides {
     }
   }
 
-  // Whether more cuts may be solved: the arcs of all networks so far stay under a fixed allowance,
-  // so that the bound is the same on every run (past it, runs are priced without their sides).
-  bool affordable() const { return arcs_ < kArcAllowance; }
+  // Whether more sides may be priced: the nodes listed and the arcs of all networks so far stay under
+  // a fixed allowance, so that the bound is the same on every run (past it, runs are priced without
+  // their sides).
+  bool affordable() const { return work_ < kWorkAllowance; }
 
   // Transfers in + computation of B + transfers out, each side at its cheapest.
   double cost(std::size_t i, std::size_t j) {
@@ -125,11 +126,12 @@ class PieceSides {
         if (!reachedFromRun(v)) in_side.push_back(v);
       }
     }
+    work_ += between.size() + in_side.size() + out_side.size();
     return compute + inCost(between, in_side) + outCost(between, out_side);
   }
 
  private:
-  static constexpr std::size_t kArcAllowance = 50'000'000;
+  static constexpr std::size_t kWorkAllowance = 50'000'000;
 
   bool reachedFromRun(Vertex v) const { return owner_[v] < m_ && owner_[v] >= i_; }
   bool inB(Vertex v) const { return reachedFromRun(v) && first_reached_[v] < j_; }
@@ -273,7 +275,7 @@ class PieceSides {
     cut_.reset(next_vertex_ - 2);
     for (const auto& a : arcs)
       cut_.arc(a.u, a.v, a.capacity);
-    arcs_ += cut_.arcs();
+    work_ += cut_.arcs();
     return cut_.solve();
   }
 
@@ -287,7 +289,7 @@ class PieceSides {
   const std::vector<std::vector<std::size_t>>& nets_into_;
   std::vector<std::vector<Vertex>> by_first_;  // the nodes whose first reached path node is path[a]
   std::vector<std::size_t> index_, stamp_, net_index_, net_stamp_;
-  std::size_t round_ = 0, next_vertex_ = 2, i_ = 0, j_ = 0, arcs_ = 0;
+  std::size_t round_ = 0, next_vertex_ = 2, i_ = 0, j_ = 0, work_ = 0;
   double memory_ = 0;  // B's own memory: a side node joins the piece only if it fits beside it
   MinCut cut_;
 };

@@ -12,8 +12,10 @@
 //                                                  between its ends + out )
 // where an accelerator run's nodes between its ends are all supported and their own memory fits in
 // one accelerator. A dynamic program over the path's prefixes finds that minimum in O(|P| (V + E)).
-// Shared weights and the other nodes are left out, so the value never exceeds the optimum of any
-// placement.
+// A run beside parallel branches also pays for them: each is in the piece (computing, its inputs
+// transferred in) or outside (its output transferred in, or the piece's output out to it), the
+// cheaper priced by a minimum cut per side. Shared weights and the other nodes are left out, so the
+// value never exceeds the optimum of any placement.
 #pragma once
 
 #include <vector>
