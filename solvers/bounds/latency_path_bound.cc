@@ -97,6 +97,20 @@ class PieceSides {
     for (Vertex v = 0; v < boost::num_vertices(problem.graph); ++v) {
       if (first_reached[v] < m) by_first_[first_reached[v]].push_back(v);
     }
+    // The prices of memory tried: powers of two around the median transfer cost per byte of the
+    // nets (what keeping a producer out of the piece saves against what taking it in costs).
+    lambdas_ = {0};
+    std::vector<double> ratios;
+    for (const Net& net : problem.nets) {
+      const double bytes = problem.graph[net.source].memory;
+      if (net.cost > 0 && bytes > 0) ratios.push_back(net.cost / bytes);
+    }
+    if (!ratios.empty() && std::isfinite(problem.devices.memory)) {
+      std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+      const double median = ratios[ratios.size() / 2];
+      for (int t = -3; t <= 3; ++t)
+        lambdas_.push_back(std::ldexp(median, t));
+    }
   }
 
   // Whether more sides may be priced: the nodes listed and the arcs of all networks so far stay under
@@ -127,7 +141,25 @@ class PieceSides {
       }
     }
     work_ += between.size() + in_side.size() + out_side.size();
-    return compute + inCost(between, in_side) + outCost(between, out_side);
+    // The piece's memory holds B and the side nodes it takes: for any price λ >= 0 of a byte,
+    // in_λ + out_λ - λ (M - memory(B)) is at most the sides' cost, where in_λ and out_λ charge
+    // each side node in the piece λ times its memory as well (taken nodes that fit add at most
+    // λ (M - memory(B)) in all). λ = 0 is the plain cut; the others only where the sides could
+    // overflow the accelerator.
+    double side_memory = 0;
+    for (const auto* list : {&in_side, &out_side}) {
+      for (Vertex v : *list)
+        side_memory += problem_.graph[v].memory;
+    }
+    const double room = problem_.devices.memory - memory_;
+    double sides = 0;
+    for (double lambda : lambdas_) {
+      if (lambda > 0 && side_memory <= room) break;
+      lambda_ = lambda;
+      sides = std::max(sides, inCost(between, in_side) + outCost(between, out_side) - lambda * room);
+    }
+    lambda_ = 0;
+    return compute + sides;
   }
 
  private:
@@ -140,7 +172,7 @@ class PieceSides {
   double computeCost(Vertex v) const {
     const OpNode& node = problem_.graph[v];
     const bool fits = can_accelerator_[v] && memory_ + node.memory <= problem_.devices.memory;
-    return fits ? node.p_acc : MinCut::kUnbounded;
+    return fits ? node.p_acc + lambda_ * node.memory : MinCut::kUnbounded;
   }
   // The network vertex of node v (one per round).
   std::size_t vertexOf(Vertex v) {
@@ -291,6 +323,8 @@ class PieceSides {
   std::vector<std::size_t> index_, stamp_, net_index_, net_stamp_;
   std::size_t round_ = 0, next_vertex_ = 2, i_ = 0, j_ = 0, work_ = 0;
   double memory_ = 0;  // B's own memory: a side node joins the piece only if it fits beside it
+  double lambda_ = 0;  // the price of a byte of a side node in the piece
+  std::vector<double> lambdas_;  // 0 first, then around a typical transfer cost per byte
   MinCut cut_;
 };
 
