@@ -14,8 +14,9 @@
 // one accelerator. A dynamic program over the path's prefixes finds that minimum in O(|P| (V + E)).
 // A run beside parallel branches also pays for them: each is in the piece (computing, its inputs
 // transferred in) or outside (its output transferred in, or the piece's output out to it), the
-// cheaper priced by a minimum cut per side. Shared weights and the other nodes are left out, so the
-// value never exceeds the optimum of any placement.
+// cheaper priced by a minimum cut per side (solvers/bounds/piece_sides.h), within a fixed allowance
+// of work. Shared weights and the other nodes are left out, so the value never exceeds the optimum
+// of any placement.
 #pragma once
 
 #include <vector>

@@ -390,7 +390,8 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   addMemoryRow(m, problem, *units, a);
   m.minimize(t);
   // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h): first, as
-  // it takes milliseconds where the relaxation may use up the budget on a large graph.
+  // it takes under a second on the Table 4 workloads where the relaxation may use up the budget on
+  // a large graph.
   std::vector<bool> can_accelerator(boost::num_vertices(g)), can_cpu(boost::num_vertices(g));
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
