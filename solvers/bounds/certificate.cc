@@ -68,19 +68,24 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
 std::string certificateSummary(const Certificate& c) {
   if (c.lower >= c.upper && c.upper > 0) {
     std::string text = c.space == "contiguous" ? "optimal among contiguous splits" : "optimal";
-    if (c.space == "contiguous" && c.any_lower < c.upper) {
+    if (c.space == "contiguous") {
       char more[128];
-      std::snprintf(more, sizeof more, "; a non-contiguous split could be up to %.1f%% better (%s bound)",
-                    100 * (1 - c.any_lower / c.upper), c.any_method.c_str());
+      if (c.any_lower < c.upper) {
+        std::snprintf(more, sizeof more, "; a non-contiguous split could be up to %.1f%% better (%s bound)",
+                      100 * (1 - c.any_lower / c.upper), c.any_method.c_str());
+      } else {
+        std::snprintf(more, sizeof more, ", and no placement is better (%s bound)", c.any_method.c_str());
+      }
       text += more;
     }
     return text;
   }
   if (!(c.lower > 0)) return "no lower bound proven";
+  // A bound that holds over every placement certifies against the optimum of every placement.
+  const bool contiguous_only = c.space == "contiguous" && c.any_lower < c.lower;
   char text[160];
   std::snprintf(text, sizeof text, "certified within %.1f%% of the optimum%s (%s bound)",
-                100 * (c.ratio() - 1), c.space == "contiguous" ? " among contiguous splits" : "",
-                c.method.c_str());
+                100 * (c.ratio() - 1), contiguous_only ? " among contiguous splits" : "", c.method.c_str());
   return text;
 }
 

@@ -82,6 +82,32 @@ TEST_F(CliTest, EveryLatencyAlgorithmReportsACertificate) {
   }
 }
 
+// The latency bound holds over every placement, so the summary claims no less: layer GNMT's
+// contiguous answer is the optimum of every placement (the path bound meets it), and Inception-v3's
+// is certified against the optimum of every placement.
+TEST_F(CliTest, ALatencyBoundOverEveryPlacementIsSaid) {
+  RunResult gnmt = run({"partition", workloadPath("latency-inputs/LayerGraphs/gnmt_inference.json").string(),
+                        "--objective", "latency", "--algorithm", "ip", "--time-limit", "20"});
+  ASSERT_EQ(gnmt.exit_code, 0) << gnmt.err;
+  json j = json::parse(gnmt.out);
+  EXPECT_NEAR(j["totalLatency"].get<double>(), 225.6478906, 1e-6);  // Table 4: the IP's 225.6
+  EXPECT_EQ(j["ratio"].get<double>(), 1.0);
+  EXPECT_GE(j["anyLowerBound"].get<double>(), j["totalLatency"].get<double>() * (1 - 1e-9));
+  EXPECT_NE(gnmt.err.find("optimal among contiguous splits, and no placement is better (simple bound)"),
+            std::string::npos)
+      << gnmt.err;
+
+  RunResult inception =
+      run({"partition", workloadPath("latency-inputs/LayerGraphs/inceptionv3_inference.json").string(), "--objective",
+           "latency", "--algorithm", "ip", "--time-limit", "3"});
+  ASSERT_EQ(inception.exit_code, 0) << inception.err;
+  j = json::parse(inception.out);
+  EXPECT_GT(j["ratio"].get<double>(), 1.0);
+  EXPECT_EQ(j["boundMethod"], "simple");
+  EXPECT_NE(inception.err.find("of the optimum (simple bound)"), std::string::npos) << inception.err;
+  EXPECT_EQ(inception.err.find("among contiguous splits"), std::string::npos) << inception.err;
+}
+
 TEST_F(CliTest, PlaceReportsItsCertificate) {
   RunResult r = run({"place", model("bert_base_l3_light.onnx"), "--accelerators", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
