@@ -48,31 +48,47 @@ bool MinCut::levels() {
   return level_[kSink] >= 0;
 }
 
-double MinCut::push(std::size_t v, double limit) {
-  if (v == kSink) return limit;
-  for (std::size_t& i = next_[v]; i < out_[v].size(); ++i) {
-    const std::size_t a = out_[v][i];
-    const std::size_t w = to_[a];
-    if (residual_[a] <= kEpsilon || level_[w] != level_[v] + 1) continue;
-    const double pushed = push(w, std::min(limit, residual_[a]));
-    if (pushed > 0) {
-      residual_[a] -= pushed;
-      residual_[a ^ 1] += pushed;
-      return pushed;
+// One augmenting path in the level graph, walked with the current-arc pointers and an explicit
+// stack of arcs (a network may be hundreds of thousands of vertices deep); its flow, 0 when the
+// sink is no longer reachable in this phase.
+double MinCut::augment() {
+  path_.clear();
+  std::size_t v = kSource;
+  while (v != kSink) {
+    bool advanced = false;
+    for (; next_[v] < out_[v].size(); ++next_[v]) {
+      const std::size_t a = out_[v][next_[v]];
+      if (residual_[a] > kEpsilon && level_[to_[a]] == level_[v] + 1) {
+        path_.push_back(a);
+        v = to_[a];
+        advanced = true;
+        break;
+      }
     }
+    if (advanced) continue;
+    if (v == kSource) return 0;
+    level_[v] = -1;  // a dead end: not entered again in this phase
+    const std::size_t back = path_.back();
+    path_.pop_back();
+    v = to_[back ^ 1];
+    ++next_[v];
   }
-  return 0;
+  double flow = kUnbounded * 2;
+  for (std::size_t a : path_)
+    flow = std::min(flow, residual_[a]);
+  for (std::size_t a : path_) {
+    residual_[a] -= flow;
+    residual_[a ^ 1] += flow;
+  }
+  return flow;
 }
 
 double MinCut::solve() {
   double flow = 0;
   while (levels()) {
     std::fill(next_.begin(), next_.end(), 0);
-    while (true) {
-      const double pushed = push(kSource, kUnbounded * 2);
-      if (pushed <= 0) break;
+    for (double pushed = augment(); pushed > 0; pushed = augment())
       flow += pushed;
-    }
   }
   return flow;
 }

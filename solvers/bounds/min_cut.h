@@ -26,13 +26,14 @@ class MinCut {
 
  private:
   bool levels();
-  double push(std::size_t v, double limit);
+  double augment();
 
   std::vector<std::vector<std::size_t>> out_;  // arc ids leaving each vertex
   std::vector<std::size_t> to_;                // per arc id; arc id ^ 1 is its reverse
   std::vector<double> residual_;
   std::vector<int> level_;
   std::vector<std::size_t> next_;  // per vertex: the next arc to try in this phase
+  std::vector<std::size_t> path_;  // the arcs of the path being walked
 };
 
 }  // namespace placer

@@ -39,6 +39,18 @@ TEST(MinCut, ByHand) {
   EXPECT_EQ(cut.arcs(), 3u);
 }
 
+// A network 200,000 vertices deep: the walk keeps its path on the heap, not the call stack.
+TEST(MinCut, DeepChain) {
+  const std::size_t n = 200'000;
+  MinCut cut;
+  cut.reset(n);
+  cut.arc(MinCut::kSource, 2, 10);
+  for (std::size_t v = 2; v + 1 < n + 2; ++v)
+    cut.arc(v, v + 1, v == 100'000 ? 0.5 : 3.0);
+  cut.arc(n + 1, MinCut::kSink, 10);
+  EXPECT_NEAR(cut.solve(), 0.5, 1e-12);
+}
+
 // A diamond s -> {x, y} -> t, one node per accelerator (memory), p_acc 1, no CPU; s's output costs
 // 2 to move, x's 2, y's 3. Along s, x, t the run of t must also get y's output: in or computed in
 // the piece (then s's output comes in): min(3, 1 + 2) = 3 more than the plain path bound's 11.
