@@ -135,7 +135,7 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
     } else if (method == "simple") {
       if (Status s = simpleOnce(); !s) return s;
       bound.value = simple->value;
-      bound.outcome = "proven: " + simple->reason;
+      bound.outcome = (simple->cut_short ? "cut short: " : "proven: ") + simple->reason;
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =

@@ -68,13 +68,13 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
 
 }  // namespace
 
-double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
-                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
-                        const Budget& budget) {
+PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
+                           const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
+                           const Budget& budget) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   const std::size_t m = path.size();
-  if (m == 0) return 0;
+  if (m == 0) return {};
   // The nets each node produces and reads.
   std::vector<std::vector<std::size_t>> nets_from(n), nets_into(n);
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
@@ -145,8 +145,12 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
   best[0] = 0;
   std::vector<std::size_t> reaches_end(n, 0);                   // == j: reaches path[j - 1]
   std::vector<std::size_t> counted_in(problem.nets.size(), 0);  // == j: counted for runs ending at j
+  PathBound result;
   for (std::size_t j = 1; j <= m; ++j) {
-    if (budget.exhausted()) return 0;  // a part of the cuts proves nothing
+    // Past the deadline, the runs ending here and later are priced without their sides: each run's
+    // price stays at most its cost, so the minimum is still a bound.
+    if (budget.interrupted()) return {0, true};
+    result.cut_short = result.cut_short || budget.exhausted();
     // Runs path[i..j-1], grown leftwards from j - 1: a CPU run computes its path nodes; an
     // accelerator run computes every node between its ends, transfers in each net from an ancestor
     // of path[i - 1] that one of them reads and out each net of theirs that a descendant of path[j]
@@ -201,17 +205,18 @@ double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
     std::sort(accelerator_runs.begin(), accelerator_runs.end());
     for (const auto& [price, i] : accelerator_runs) {
       if (price >= best[j]) break;
-      const double with_sides = sides.affordable() ? best[i] + sides.cost(i, j) : price;
+      const double with_sides = sides.affordable() && !result.cut_short ? best[i] + sides.cost(i, j) : price;
       best[j] = std::min(best[j], std::max(price, with_sides));
     }
   }
-  return std::isfinite(best[m]) ? best[m] : 0.0;
+  result.value = std::isfinite(best[m]) ? best[m] : 0.0;
+  return result;
 }
 
-double latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
-                        const std::vector<bool>& can_cpu, const Budget& budget) {
+PathBound latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
+                           const std::vector<bool>& can_cpu, const Budget& budget) {
   const OpGraph& g = problem.graph;
-  if (boost::num_vertices(g) == 0 || !findCycle(g, false).empty()) return 0;
+  if (boost::num_vertices(g) == 0 || !findCycle(g, false).empty()) return {};
   std::vector<Vertex> order;
   boost::topological_sort(g, std::back_inserter(order));
   std::reverse(order.begin(), order.end());
@@ -227,12 +232,14 @@ double latencyPathBound(const Problem& problem, const std::vector<bool>& can_acc
       [&](Vertex v) { return finite(g[v].p_cpu); },
       [&](Vertex v) { return g[v].memory; },
   };
-  double bound = 0;
-  for (std::size_t w = 0; w < std::size(node_weights); ++w) {
+  PathBound bound;
+  for (std::size_t w = 0; w < std::size(node_weights) && !bound.cut_short; ++w) {
     auto edges = [&](Vertex u, Vertex v) { return transferOf(transfers, u, v); };
     const std::vector<Vertex> path =
         heaviestPath(g, order, node_weights[w], w == 1 ? std::function<double(Vertex, Vertex)>(edges) : none);
-    bound = std::max(bound, pathLatencyBound(problem, path, can_accelerator, can_cpu, budget));
+    const PathBound along = pathLatencyBound(problem, path, can_accelerator, can_cpu, budget);
+    bound.value = std::max(bound.value, along.value);
+    bound.cut_short = along.cut_short || (w + 1 < std::size(node_weights) && budget.exhausted());
   }
   return bound;
 }

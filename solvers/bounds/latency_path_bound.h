@@ -26,16 +26,23 @@
 
 namespace placer {
 
-// The path's bound (0 for an empty path, or when the budget runs out first: O(|P| (V + E)) at
-// worst, when the runs are long). can_accelerator[v] / can_cpu[v]: which kinds of device may hold
-// v. `path` must follow edges of the graph.
-double pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
-                        const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
-                        const Budget& budget = Budget::unlimited());
+struct PathBound {
+  double value = 0;        // proven: no placement has a lower latency
+  bool cut_short = false;  // the budget ran out first: the runs after it were priced without their sides
+};
+
+// The path's bound (0 for an empty path). can_accelerator[v] / can_cpu[v]: which kinds of device may
+// hold v. `path` must follow edges of the graph. Once the budget is past its deadline the remaining
+// runs are priced without their sides (the plain dynamic program, O(|P| (V + E)) at worst, when
+// the runs are long), which still proves a bound; an interruption returns 0 at once.
+PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
+                           const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
+                           const Budget& budget = Budget::unlimited());
 
 // The largest pathLatencyBound over a few heaviest paths of the acyclic graph (by cheapest time, by
-// accelerator time with transfers, by CPU time, by memory); 0 on a graph with cycles.
-double latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
-                        const std::vector<bool>& can_cpu, const Budget& budget = Budget::unlimited());
+// accelerator time with transfers, by CPU time, by memory), the paths after a cut-short one left
+// out; 0 on a graph with cycles.
+PathBound latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
+                           const std::vector<bool>& can_cpu, const Budget& budget = Budget::unlimited());
 
 }  // namespace placer

@@ -76,11 +76,13 @@ double PieceSides::cost(std::size_t i, std::size_t j) {
       side_memory += problem_.graph[v].memory;
   }
   const double room = problem_.devices.memory - memory_;
+  Network in = inNetwork(between, in_side);
+  Network out = outNetwork(between, out_side);
   double sides = 0;
   for (double lambda : lambdas_) {
     if (lambda > 0 && side_memory <= room) break;
     lambda_ = lambda;
-    sides = std::max(sides, inCost(between, in_side) + outCost(between, out_side) - lambda * room);
+    sides = std::max(sides, solve(in) + solve(out) - lambda * room);
   }
   lambda_ = 0;
   return compute + sides;
@@ -111,7 +113,7 @@ std::size_t PieceSides::vertexOfNet(std::size_t k) {
 
 // The nets B and S read. Source side: in the piece. A net is needed (source side) once a reader is
 // in it; a needed net whose producer is outside costs its transfer.
-double PieceSides::inCost(const std::vector<Vertex>& between, const std::vector<Vertex>& in_side) {
+PieceSides::Network PieceSides::inNetwork(const std::vector<Vertex>& between, const std::vector<Vertex>& in_side) {
   std::vector<std::size_t> nets;
   ++round_;
   for (const auto* list : {&between, &in_side}) {
@@ -126,8 +128,7 @@ double PieceSides::inCost(const std::vector<Vertex>& between, const std::vector<
   }
   ++round_;
   next_vertex_ = 2;
-  std::vector<Arc> arcs;
-  double fixed = 0;
+  Network network;
   for (std::size_t k : nets) {
     const Net& net = problem_.nets[k];
     if (inB(net.source)) continue;  // produced inside
@@ -136,38 +137,26 @@ double PieceSides::inCost(const std::vector<Vertex>& between, const std::vector<
       read_by_b = read_by_b || inB(t);
     const bool produced_outside = !inS(net.source);
     if (read_by_b && produced_outside) {
-      fixed += net.cost;
+      network.fixed += net.cost;
       continue;
     }
     const std::size_t y = vertexOfNet(k);
-    if (read_by_b) arcs.push_back({MinCut::kSource, y, MinCut::kUnbounded});
+    if (read_by_b) network.arcs.push_back({MinCut::kSource, y, MinCut::kUnbounded});
     for (Vertex t : net.sinks) {
-      if (inS(t)) arcs.push_back({vertexOf(t), y, MinCut::kUnbounded});
+      if (inS(t)) network.arcs.push_back({vertexOf(t), y, MinCut::kUnbounded});
     }
-    arcs.push_back({y, produced_outside ? MinCut::kSink : vertexOf(net.source), net.cost});
+    network.arcs.push_back({y, produced_outside ? MinCut::kSink : vertexOf(net.source), net.cost});
   }
-  // A piece is convex: with a node of S it holds that node's successors in S (they lie between it
-  // and B).
-  const OpGraph& g = problem_.graph;
-  for (Vertex v : in_side) {
-    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-      if (!g[*e].artificial && inS(boost::target(*e, g)))
-        arcs.push_back({vertexOf(v), vertexOf(boost::target(*e, g)), MinCut::kUnbounded});
-    }
-  }
-  for (Vertex v : in_side) {
-    if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
-  }
-  return fixed + solve(arcs);
+  addSideNodes(network, in_side, Side::In);
+  return network;
 }
 
 // The nets B and D produce. A net stays inside (source side) only when every reader is in the
 // piece; one produced in the piece that does not costs its transfer.
-double PieceSides::outCost(const std::vector<Vertex>& between, const std::vector<Vertex>& out_side) {
+PieceSides::Network PieceSides::outNetwork(const std::vector<Vertex>& between, const std::vector<Vertex>& out_side) {
   ++round_;
   next_vertex_ = 2;
-  std::vector<Arc> arcs;
-  double fixed = 0;
+  Network network;
   for (const auto* list : {&between, &out_side}) {
     const bool produced_in_b = list == &between;
     for (Vertex v : *list) {
@@ -183,42 +172,62 @@ double PieceSides::outCost(const std::vector<Vertex>& between, const std::vector
         }
         if (read_outside) {
           if (produced_in_b) {
-            fixed += net.cost;
+            network.fixed += net.cost;
           } else {
-            arcs.push_back({vertexOf(v), MinCut::kSink, net.cost});
+            network.arcs.push_back({vertexOf(v), MinCut::kSink, net.cost});
           }
           continue;
         }
         if (!read_by_d) continue;  // every reader in B
         const std::size_t w = vertexOfNet(k);
         for (Vertex t : net.sinks) {
-          if (inD(t)) arcs.push_back({w, vertexOf(t), MinCut::kUnbounded});
+          if (inD(t)) network.arcs.push_back({w, vertexOf(t), MinCut::kUnbounded});
         }
-        arcs.push_back({produced_in_b ? MinCut::kSource : vertexOf(v), w, net.cost});
+        network.arcs.push_back({produced_in_b ? MinCut::kSource : vertexOf(v), w, net.cost});
       }
     }
   }
-  // Convexity again: with a node of D the piece holds that node's predecessors in D.
-  const OpGraph& g = problem_.graph;
-  for (Vertex v : out_side) {
-    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      if (!g[*e].artificial && inD(boost::source(*e, g)))
-        arcs.push_back({vertexOf(v), vertexOf(boost::source(*e, g)), MinCut::kUnbounded});
-    }
-  }
-  for (Vertex v : out_side) {
-    if (stamp_[v] == round_) arcs.push_back({index_[v], MinCut::kSink, computeCost(v)});
-  }
-  return fixed + solve(arcs);
+  addSideNodes(network, out_side, Side::Out);
+  return network;
 }
 
-double PieceSides::solve(const std::vector<Arc>& arcs) {
-  if (arcs.empty()) return 0;
-  cut_.reset(next_vertex_ - 2);
-  for (const auto& a : arcs)
+// The side's nodes in the network: a piece is convex, so with a side node it holds that node's
+// neighbours on the side toward B (its successors in S, its predecessors in D: they lie between it
+// and B); and a side node in the piece computes there, at the price computeCost sets when solved.
+void PieceSides::addSideNodes(Network& network, const std::vector<Vertex>& side, Side which) {
+  const OpGraph& g = problem_.graph;
+  auto link = [&](Vertex v, auto edges, auto other_end, auto on_side) {
+    for (auto [e, end] = edges; e != end; ++e) {
+      const Vertex w = other_end(*e, g);
+      if (!g[*e].artificial && on_side(w)) network.arcs.push_back({vertexOf(v), vertexOf(w), MinCut::kUnbounded});
+    }
+  };
+  for (Vertex v : side) {
+    if (which == Side::In) {
+      link(v, boost::out_edges(v, g), [](auto e, const OpGraph& graph) { return boost::target(e, graph); },
+           [&](Vertex w) { return inS(w); });
+    } else {
+      link(v, boost::in_edges(v, g), [](auto e, const OpGraph& graph) { return boost::source(e, graph); },
+           [&](Vertex w) { return inD(w); });
+    }
+  }
+  for (Vertex v : side) {
+    if (stamp_[v] != round_) continue;  // reads and feeds nothing the cut weighs
+    network.computing.emplace_back(network.arcs.size(), v);
+    network.arcs.push_back({index_[v], MinCut::kSink, 0});
+  }
+  network.vertices = next_vertex_ - 2;
+}
+
+double PieceSides::solve(Network& network) {
+  for (const auto& [arc, v] : network.computing)
+    network.arcs[arc].capacity = computeCost(v);
+  if (network.arcs.empty()) return network.fixed;
+  cut_.reset(network.vertices);
+  for (const auto& a : network.arcs)
     cut_.arc(a.u, a.v, a.capacity);
   work_ += cut_.arcs();
-  return cut_.solve();
+  return network.fixed + cut_.solve();
 }
 
 }  // namespace placer

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "core/problem.h"
@@ -46,6 +47,14 @@ class PieceSides {
     std::size_t u, v;
     double capacity;
   };
+  // One side's network, built once per run and solved at each price of memory.
+  struct Network {
+    double fixed = 0;  // transfers every choice pays
+    std::vector<Arc> arcs;
+    std::vector<std::pair<std::size_t, Vertex>> computing;  // the arc that prices each side node's computation
+    std::size_t vertices = 0;                               // besides the source and the sink
+  };
+  enum class Side { In, Out };
 
   bool reachedFromRun(Vertex v) const { return owner_[v] < m_ && owner_[v] >= i_; }
   bool inB(Vertex v) const { return reachedFromRun(v) && first_reached_[v] < j_; }
@@ -54,9 +63,10 @@ class PieceSides {
   double computeCost(Vertex v) const;
   std::size_t vertexOf(Vertex v);
   std::size_t vertexOfNet(std::size_t k);
-  double inCost(const std::vector<Vertex>& between, const std::vector<Vertex>& in_side);
-  double outCost(const std::vector<Vertex>& between, const std::vector<Vertex>& out_side);
-  double solve(const std::vector<Arc>& arcs);
+  Network inNetwork(const std::vector<Vertex>& between, const std::vector<Vertex>& in_side);
+  Network outNetwork(const std::vector<Vertex>& between, const std::vector<Vertex>& out_side);
+  void addSideNodes(Network& network, const std::vector<Vertex>& side, Side which);
+  double solve(Network& network);
 
   const Problem& problem_;
   const std::vector<bool>& can_accelerator_;

@@ -320,6 +320,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   m.minimize(t);
   auto relaxed = solveRelaxation(m, total, budget, backend);
   if (!relaxed) return relaxed.status();
+  out.cut_short = !*relaxed;
   if (*relaxed && **relaxed > out.value) {
     out.value = **relaxed;
     out.reason = "work";
@@ -397,12 +398,14 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
     can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
     can_cpu[v] = (*units)[unit_of[v]].on_cpu;
   }
-  const double along_path = latencyPathBound(problem, can_accelerator, can_cpu, budget);
+  const PathBound along_path = latencyPathBound(problem, can_accelerator, can_cpu, budget);
+  out.cut_short = along_path.cut_short;
   auto relaxed = solveRelaxation(m, total, budget, backend);
   if (!relaxed) return relaxed.status();
   if (*relaxed) {
     out.value = **relaxed;
   } else {
+    out.cut_short = true;
     out.reason = "node";  // the relaxation ran out of time: the slowest node's cheapest time
     for (const Unit& unit : *units) {
       for (Vertex v : unit.nodes) {
@@ -411,8 +414,8 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
       }
     }
   }
-  if (along_path > out.value) {
-    out.value = along_path;
+  if (along_path.value > out.value) {
+    out.value = along_path.value;
     out.reason = "transfers";
   }
   return out;

@@ -27,6 +27,7 @@ struct SimpleBound {
   // "pigeonhole" (throughput: how many whole units a device can compute within T), "packing"
   // (throughput: the relaxation with its large units kept whole, a small integer program).
   std::string reason;
+  bool cut_short = false;  // the budget ran out before a relaxation (or the latency path's sides) finished
 };
 
 // Throughput objectives (max-load in every overlap mode, and the GPipe objective, which is at

@@ -154,16 +154,16 @@ TEST(SimpleBound, LatencyPathPaysTheTransfersMemoryForces) {
   Problem p = b.build();
   p.objective.goal = Goal::Latency;
   std::vector<bool> yes(3, true);
-  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes), 11.0, 1e-12);
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes).value, 11.0, 1e-12);
   auto bound = latencySimpleBound(p);
   ASSERT_TRUE(bound.hasValue()) << bound.status().message();
   EXPECT_NEAR(bound->value, 11.0, 1e-9);
   EXPECT_EQ(bound->reason, "transfers");
   // With room for the whole chain on one accelerator, one run: 3. Without a CPU, the same.
   p.devices.memory = 2.0;
-  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes), 3.0, 1e-12);
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, yes, yes).value, 3.0, 1e-12);
   // Nothing on an accelerator: the CPU's 30.
-  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, std::vector<bool>(3, false), yes), 30.0, 1e-12);
+  EXPECT_NEAR(pathLatencyBound(p, {0, 1, 2}, std::vector<bool>(3, false), yes).value, 30.0, 1e-12);
 }
 
 // ---------------------------------------------------------------------------------------------
