@@ -63,22 +63,28 @@ Status checkTriviallyFeasible(const Problem& problem) {
 
 namespace {
 
-// The max-load DP's split of `problem` (a nested pipeline: the DP needs its own reductions), DPL's
-// when the exact DP gives up on the number of ideals.
-Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bool linear,
-                              const Budget& budget) {
+// The max-load split of `problem` by the DP called `solver` (dp or dpl), in a nested pipeline: the
+// DP needs its own reductions.
+Expected<PipelineOutcome> runDp(const Problem& problem, const PassContext& ctx, const char* solver,
+                                const Budget& budget, bool progress) {
   PassContext nested;
   nested.solver.max_ideals = ctx.solver.max_ideals;
-  nested.solver.progress = ctx.solver.progress;
+  if (progress) nested.solver.progress = ctx.solver.progress;
   nested.solver.threads = ctx.solver.threads;
   nested.solver.budget = budget;
   nested.solver.certify = false;
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
-  auto outcome = runPipeline(throughput, defaultPipeline(linear ? "dpl" : "dp"), nested);
+  return runPipeline(throughput, defaultPipeline(solver), nested);
+}
+
+// The max-load DP's split of `problem`, DPL's when the exact DP gives up on the number of ideals.
+Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bool linear,
+                              const Budget& budget) {
+  auto outcome = runDp(problem, ctx, linear ? "dpl" : "dp", budget, true);
   if (!outcome && outcome.status().code() == StatusCode::ResourceLimit && !linear) {
-    outcome = runPipeline(throughput, defaultPipeline("dpl"), nested);
+    outcome = runDp(problem, ctx, "dpl", budget, true);
   }
   if (!outcome) return outcome.status();
   return outcome->solve;
@@ -188,12 +194,22 @@ Status PartitionPass::run(Problem& problem, PassContext& ctx) {
       return internalError("the " + solver_.name + " placement fails verification: " + s.message());
   }
   if (ctx.solver.certify) {
+    // The exact DP's optimum certifies another contiguous max-load solver's answer where it finishes
+    // (auto has run it already, and its SliceGraph answers where it did not).
+    ContiguousOptimumFn optimum;
+    if (!latency && !problem.objective.gpipe && solver_.contiguous && solver_.name != "dp" && solver_.name != "auto") {
+      optimum = [&](const Budget& budget) -> std::optional<double> {
+        auto dp = runDp(problem, ctx, "dp", budget, false);
+        if (dp && dp->solve.status == SolveStatus::Optimal) return dp->solve.value;
+        return std::nullopt;
+      };
+    }
     result.certificate =
         certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget,
                 ctx.solver.budget.hasDeadline()
                     ? std::min(ctx.solver.budget.remaining(), kBoundShare * ctx.solver.time_limit)
                     : std::max(kMinBoundSeconds, kBoundShare * solve_seconds),
-                ctx.solver.mip_backend);
+                ctx.solver.mip_backend, optimum);
   }
   ctx.note = noteOf(solver_, problem, result);
   // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.

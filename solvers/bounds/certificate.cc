@@ -1,6 +1,7 @@
 #include "solvers/bounds/certificate.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -25,7 +26,7 @@ void raise(double& lower, std::string& method, double value, const std::string& 
 
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
                     const SolveResult& result, const Budget& budget, double bound_seconds,
-                    mip::Backend backend) {
+                    mip::Backend backend, const ContiguousOptimumFn& contiguous_optimum) {
   // The simple bounds' share: what the bottleneck program gets, at least kMinBoundSeconds (their
   // relaxations take milliseconds; the packing program takes a tenth of it).
   const Budget bounds =
@@ -49,10 +50,18 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
     if (reduced) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
   }
-  // Not proven optimal: the bottleneck program, in the solver's space, on the reduced problem.
+  // Not proven optimal: the exact DP where it finishes in half the share, then the bottleneck
+  // program, in the solver's space, on the reduced problem, with the rest.
   const bool max_load = !latency && !solved.objective.gpipe;
-  if (max_load && reduced && c.lower < c.upper && !budget.interrupted()) {
-    const Budget share = Budget(bound_seconds, budget.stopFlag());
+  double program_seconds = bound_seconds;
+  if (max_load && solver.contiguous && contiguous_optimum && c.lower < c.upper && !budget.interrupted()) {
+    const auto started = std::chrono::steady_clock::now();
+    if (const std::optional<double> optimum = contiguous_optimum(Budget(bound_seconds / 2, budget.stopFlag())))
+      raise(c.lower, c.method, *optimum, "dp");
+    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  if (max_load && reduced && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {
+    const Budget share = Budget(program_seconds, budget.stopFlag());
     if (auto b = bottleneckBound(solved, solver.contiguous, reduced->value, share, backend)) {
       raise(c.lower, c.method, b->value, "bottleneck");
       if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");

@@ -3,6 +3,9 @@
 // every placement too, so a report never passes a contiguous optimum off as the optimum.
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include "core/problem.h"
 #include "core/solve_result.h"
 #include "solvers/registry.h"
@@ -23,9 +26,16 @@ namespace placer {
 inline constexpr double kMinBoundSeconds = 0.5;
 inline constexpr double kBoundShare = 0.1;
 // The bounds' programs run on `backend`.
+// `contiguous_optimum`, when given, finds the optimum among contiguous splits of `solved` within a
+// budget (nullopt when it cannot: too many ideals, out of time). For a contiguous max-load answer
+// not proven optimal it runs first, within half of `bound_seconds`: where the exact DP finishes, a
+// SliceGraph, DPL or time-limited integer program answer is certified against the optimum itself
+// (ratio 1 when it is optimal), and the bottleneck program gets what the DP left.
+using ContiguousOptimumFn = std::function<std::optional<double>(const Budget&)>;
 Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
                     const SolveResult& result, const Budget& budget, double bound_seconds,
-                    mip::Backend backend = mip::kDefaultBackend);
+                    mip::Backend backend = mip::kDefaultBackend,
+                    const ContiguousOptimumFn& contiguous_optimum = nullptr);
 
 std::string certificateSummary(const Certificate& certificate);
 

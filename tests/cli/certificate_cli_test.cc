@@ -38,15 +38,18 @@ TEST_F(CliTest, EveryThroughputAlgorithmReportsACertificate) {
   struct Case {
     const char* algorithm;
     const char* space;
-    bool optimal;  // proves the contiguous optimum
+    bool optimal;      // proves the contiguous optimum
+    bool dp_bound;     // not itself exact: the certificate's exact DP finishes and is the bound
   };
-  for (const Case& c : {Case{"auto", "contiguous", true}, Case{"dp", "contiguous", true},
-                        Case{"dpl", "contiguous", false}, Case{"slicegraph", "contiguous", false},
-                        Case{"ip", "contiguous", true}, Case{"ip-noncontig", "any", false}}) {
+  for (const Case& c : {Case{"auto", "contiguous", true, false}, Case{"dp", "contiguous", true, false},
+                        Case{"dpl", "contiguous", false, true}, Case{"slicegraph", "contiguous", false, false},
+                        Case{"ip", "contiguous", true, false}, Case{"ip-noncontig", "any", false, false}}) {
     // The exact ones without a time limit (on a loaded machine 3 s may not prove the optimum).
     std::vector<std::string> args = {"partition", workloadPath(kThroughput).string(), "--algorithm", c.algorithm,
                                      "--orders", "random:100"};
     if (!c.optimal) args.insert(args.end(), {"--time-limit", "3"});
+    // SliceGraph with the DP refused (too many ideals), so that the bottleneck program answers.
+    if (std::string(c.algorithm) == "slicegraph") args.insert(args.end(), {"--max-ideals", "10"});
     RunResult r = run(args);
     ASSERT_EQ(r.exit_code, 0) << c.algorithm << ": " << r.err;
     const json j = json::parse(r.out);
@@ -57,6 +60,13 @@ TEST_F(CliTest, EveryThroughputAlgorithmReportsACertificate) {
       EXPECT_NE(r.err.find("optimal among contiguous splits"), std::string::npos) << r.err;
       // The contiguous optimum is not the optimum: ip-noncontig beats it on this workload.
       EXPECT_LT(j["anyLowerBound"].get<double>(), kThroughputOptimum) << c.algorithm;
+    } else if (c.dp_bound) {
+      // The bound is the contiguous optimum itself (Table 1), whatever the split's value.
+      EXPECT_EQ(j["boundMethod"], "dp") << c.algorithm;
+      EXPECT_NEAR(j["lowerBound"].get<double>(), kThroughputOptimum, 1e-9 * kThroughputOptimum) << c.algorithm;
+      const bool optimal = j["ratio"].get<double>() == 1.0;
+      EXPECT_NE(r.err.find(optimal ? "optimal among contiguous splits" : "certified within"), std::string::npos)
+          << r.err;
     } else {
       EXPECT_NE(r.err.find("certified within"), std::string::npos) << c.algorithm << ": " << r.err;
       // Not proven optimal: the bottleneck program ran on the share kept for it, and beat the
@@ -66,6 +76,24 @@ TEST_F(CliTest, EveryThroughputAlgorithmReportsACertificate) {
         EXPECT_GT(j["lowerBound"].get<double>(), 16.5) << c.algorithm;
       }
     }
+  }
+}
+
+// Where the exact DP finishes, another contiguous solver's answer is certified against the optimum
+// itself: on layer GNMT inference (Table 1's DP optimum 32.91) the bound is the optimum, and the
+// summary says the split is optimal or how far from it, instead of a bottleneck program's ratio.
+TEST_F(CliTest, TheExactDpCertifiesAnotherContiguousSolver) {
+  RunResult r = run({"partition", workloadPath("throughput-inputs/LayerGraphs/gnmt_inference.json").string(),
+                     "--algorithm", "slicegraph", "--orders", "random:20", "--time-limit", "20"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  expectCertificate(j, j["maxLoad"].get<double>(), "contiguous", "slicegraph");
+  EXPECT_EQ(j["boundMethod"], "dp");
+  EXPECT_NEAR(j["lowerBound"].get<double>(), 32.9107, 1e-4);
+  if (j["ratio"].get<double>() == 1.0) {
+    EXPECT_NE(r.err.find("optimal among contiguous splits"), std::string::npos) << r.err;
+  } else {
+    EXPECT_NE(r.err.find("(dp bound)"), std::string::npos) << r.err;
   }
 }
 
