@@ -66,28 +66,33 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
   return path;
 }
 
-}  // namespace
+// Which nodes lie between which path nodes, and the nets each node produces and reads.
+struct PathStructure {
+  std::vector<std::vector<std::size_t>> nets_from, nets_into;  // per node
+  std::vector<std::vector<Vertex>> owned;                     // per path node
+  std::vector<std::size_t> owner, first_reached;              // per node (m: none)
+  std::vector<std::vector<std::size_t>> nets_by_first;        // per path node
+};
 
-PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
-                           const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
-                           const Budget& budget) {
+PathStructure pathStructure(const Problem& problem, const std::vector<Vertex>& path) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   const std::size_t m = path.size();
-  if (m == 0) return {};
   // The nets each node produces and reads.
-  std::vector<std::vector<std::size_t>> nets_from(n), nets_into(n);
+  PathStructure s;
+  s.nets_from.resize(n);
+  s.nets_into.resize(n);
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
-    nets_from[problem.nets[k].source].push_back(k);
+    s.nets_from[problem.nets[k].source].push_back(k);
     for (Vertex t : problem.nets[k].sinks)
-      nets_into[t].push_back(k);
+      s.nets_into[t].push_back(k);
   }
   // A piece is convex: with path[i] and path[j] it holds every node between them. owned[i]: the
   // nodes path[i] reaches and path[i + 1] does not (each node is in at most one list), so the nodes
   // between path[i] and path[j] are those of owned[i..j] that reach path[j].
   // owner[v]: the list v is in (m: none), so path[i] reaches v exactly when owner[v] >= i.
-  std::vector<std::vector<Vertex>> owned(m);
-  std::vector<std::size_t> owner(n, m);
+  s.owned.resize(m);
+  s.owner.assign(n, m);
   std::vector<bool> reached(n, false);
   for (std::size_t i = m; i-- > 0;) {
     std::vector<Vertex> stack = {path[i]};
@@ -95,8 +100,8 @@ PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& pa
     while (!stack.empty()) {
       const Vertex u = stack.back();
       stack.pop_back();
-      owned[i].push_back(u);
-      owner[u] = i;
+      s.owned[i].push_back(u);
+      s.owner[u] = i;
       for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
         const Vertex w = boost::target(*e, g);
         if (g[*e].artificial || reached[w]) continue;
@@ -115,34 +120,102 @@ PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& pa
     for (std::size_t k = 0; k < order.size(); ++k)
       position[order[k]] = k;
   }
-  for (auto& list : owned)
+  for (auto& list : s.owned)
     std::sort(list.begin(), list.end(), [&](Vertex a, Vertex b) { return position[a] < position[b]; });
   // first_reached[v]: the first path node v reaches (m: none), so v reaches path[i] exactly when
   // first_reached[v] <= i. A run's piece holds neither an ancestor of the path node before the run
   // nor a descendant of the one after it (it is convex and holds the run's ends): the nets from the
   // former it reads are transferred in, those to the latter out. nets_by_first[a]: the nets whose
   // producer first reaches path[a].
-  std::vector<std::size_t> first_reached(n, m);
+  s.first_reached.assign(n, m);
   {
     std::vector<Vertex> by_position(n);
     for (Vertex v = 0; v < n; ++v)
       by_position[position[v]] = v;
     for (std::size_t i = 0; i < m; ++i)
-      first_reached[path[i]] = i;
+      s.first_reached[path[i]] = i;
     for (Vertex v : by_position) {  // successors first
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-        if (!g[*e].artificial) first_reached[v] = std::min(first_reached[v], first_reached[boost::target(*e, g)]);
+        if (!g[*e].artificial) s.first_reached[v] = std::min(s.first_reached[v], s.first_reached[boost::target(*e, g)]);
       }
     }
   }
-  std::vector<std::vector<std::size_t>> nets_by_first(m);
+  s.nets_by_first.resize(m);
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
-    if (first_reached[problem.nets[k].source] < m) nets_by_first[first_reached[problem.nets[k].source]].push_back(k);
+    const std::size_t first = s.first_reached[problem.nets[k].source];
+    if (first < m) s.nets_by_first[first].push_back(k);
+  }
+  return s;
+}
+
+// The cheapest cuts of the path's prefixes into runs, by how the last run ends: on a CPU, or on an
+// accelerator with the memory of its nodes between. Where path[j - 1] and path[j] are in one
+// colocation class, the runs on either side of j are on one device: a CPU run follows only a CPU
+// run there, and an accelerator run only an accelerator run whose memory fits beside its own (they
+// are pieces of one accelerator, and the nodes between their ends are disjoint).
+class PrefixCosts {
+ public:
+  PrefixCosts(std::vector<bool> colocated, double capacity)
+      : colocated_(std::move(colocated)),
+        capacity_(capacity),
+        best_(colocated_.size(), kInfinity),
+        cpu_(colocated_.size(), kInfinity),
+        frontier_(colocated_.size()) {
+    best_[0] = cpu_[0] = 0;
+  }
+
+  double best(std::size_t j) const { return best_[j]; }
+  // The cheapest prefix a run starting at i can follow.
+  double beforeCpuRun(std::size_t i) const { return colocated_[i] ? cpu_[i] : best_[i]; }
+  double beforeAcceleratorRun(std::size_t i, double memory) const {
+    if (i == 0) return 0;
+    if (!colocated_[i]) return best_[i];
+    // Sorted by memory, each cost the least of those up to it.
+    const auto& f = frontier_[i];
+    auto fits = std::upper_bound(f.begin(), f.end(), capacity_ - memory,
+                                 [](double room, const std::pair<double, double>& e) { return room < e.first; });
+    return fits == f.begin() ? kInfinity : std::prev(fits)->second;
+  }
+  void endCpuRun(std::size_t j, double cost) {
+    cpu_[j] = std::min(cpu_[j], cost);
+    best_[j] = std::min(best_[j], cost);
+  }
+  void endAcceleratorRun(std::size_t j, double memory, double cost) {
+    best_[j] = std::min(best_[j], cost);
+    if (colocated_[j]) frontier_[j].emplace_back(memory, cost);
+  }
+  // Every run ending at j is in.
+  void close(std::size_t j) {
+    auto& f = frontier_[j];
+    std::sort(f.begin(), f.end());
+    for (std::size_t k = 1; k < f.size(); ++k)
+      f[k].second = std::min(f[k].second, f[k - 1].second);
+  }
+
+ private:
+  std::vector<bool> colocated_;  // per boundary j (before path[j])
+  double capacity_;
+  std::vector<double> best_, cpu_;
+  std::vector<std::vector<std::pair<double, double>>> frontier_;  // (memory, cost) where colocated
+};
+
+}  // namespace
+
+PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& path,
+                           const std::vector<bool>& can_accelerator, const std::vector<bool>& can_cpu,
+                           const Budget& budget) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const std::size_t m = path.size();
+  if (m == 0) return {};
+  const auto [nets_from, nets_into, owned, owner, first_reached, nets_by_first] = pathStructure(problem, path);
+  std::vector<bool> colocated(m + 1, false);
+  for (std::size_t j = 1; j < m; ++j) {
+    const auto& a = g[path[j - 1]].colocation;
+    colocated[j] = a && a == g[path[j]].colocation;
   }
   PieceSides sides(problem, can_accelerator, m, owner, first_reached, owned, nets_from, nets_into);
-  // best[j]: the cheapest cut of the first j nodes into runs.
-  std::vector<double> best(m + 1, kInfinity);
-  best[0] = 0;
+  PrefixCosts prefix(std::move(colocated), problem.devices.memory);
   std::vector<std::size_t> reaches_end(n, 0);                   // == j: reaches path[j - 1]
   std::vector<std::size_t> counted_in(problem.nets.size(), 0);  // == j: counted for runs ending at j
   PathBound result;
@@ -157,7 +230,12 @@ PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& pa
     // reads.
     double cpu = 0, acc = 0, memory = 0, in = 0, out = 0;
     bool cpu_ok = true, acc_ok = true;
-    std::vector<std::pair<double, std::size_t>> accelerator_runs;  // (best[i] + cost without sides, i)
+    struct Run {
+      double price;  // the prefix's cost + the run's without sides
+      std::size_t i;
+      double prefix, memory;
+    };
+    std::vector<Run> accelerator_runs;
     for (std::size_t i = j; i-- > 0;) {
       const Vertex v = path[i];
       cpu_ok = cpu_ok && can_cpu[v];
@@ -196,20 +274,23 @@ PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& pa
       }
       acc_ok = acc_ok && memory <= problem.devices.memory;
       if (!cpu_ok && !acc_ok) break;
-      if (!std::isfinite(best[i])) continue;
-      if (cpu_ok) best[j] = std::min(best[j], best[i] + cpu);
-      if (acc_ok) accelerator_runs.emplace_back(best[i] + std::max(0.0, in) + acc + out, i);
+      if (cpu_ok && std::isfinite(prefix.beforeCpuRun(i))) prefix.endCpuRun(j, prefix.beforeCpuRun(i) + cpu);
+      const double before = acc_ok ? prefix.beforeAcceleratorRun(i, memory) : kInfinity;
+      if (std::isfinite(before)) accelerator_runs.push_back({before + std::max(0.0, in) + acc + out, i, before, memory});
     }
     // The sides only add: price the accelerator runs cheapest first, each with its sides, until the
-    // next one's price without them is no better than the best so far.
-    std::sort(accelerator_runs.begin(), accelerator_runs.end());
-    for (const auto& [price, i] : accelerator_runs) {
-      if (price >= best[j]) break;
-      const double with_sides = sides.affordable() && !result.cut_short ? best[i] + sides.cost(i, j) : price;
-      best[j] = std::min(best[j], std::max(price, with_sides));
+    // next one's price without them is no better than the best so far (the rest keep their price).
+    std::sort(accelerator_runs.begin(), accelerator_runs.end(),
+              [](const Run& a, const Run& b) { return a.price < b.price || (a.price == b.price && a.i < b.i); });
+    bool pricing = true;
+    for (const Run& run : accelerator_runs) {
+      pricing = pricing && run.price < prefix.best(j) && sides.affordable() && !result.cut_short;
+      const double cost = pricing ? std::max(run.price, run.prefix + sides.cost(run.i, j)) : run.price;
+      prefix.endAcceleratorRun(j, run.memory, cost);
     }
+    prefix.close(j);
   }
-  result.value = std::isfinite(best[m]) ? best[m] : 0.0;
+  result.value = std::isfinite(prefix.best(m)) ? prefix.best(m) : 0.0;
   return result;
 }
 

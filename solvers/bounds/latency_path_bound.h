@@ -15,8 +15,9 @@
 // A run beside parallel branches also pays for them: each is in the piece (computing, its inputs
 // transferred in) or outside (its output transferred in, or the piece's output out to it), the
 // cheaper priced by a minimum cut per side (solvers/bounds/piece_sides.h), within a fixed allowance
-// of work. Shared weights and the other nodes are left out, so the value never exceeds the optimum
-// of any placement.
+// of work. Where two consecutive path nodes are colocated, the runs on either side of them share a
+// device: both on a CPU, or two pieces of one accelerator whose memory fits it together. Shared
+// weights and the other nodes are left out, so the value never exceeds the optimum of any placement.
 #pragma once
 
 #include <vector>
