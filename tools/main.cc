@@ -137,7 +137,9 @@ contiguous or any), "boundMethod" (dp, ip, ip-noncontig, simple or bottleneck), 
 lower; 1 when proven optimal) and, for a contiguous space, "anyLowerBound" and "anyBoundMethod"
 (over every placement); and "solver": the algorithm asked for, the one that answered ("chosen", for
 auto), how ("how"), and its counts. When the split is not proven optimal (max-load), 10% of the time
-limit is kept for the bottleneck bound (README.md, "Certificates").
+limit is kept for the certificate: the exact DP within half of it (dpl, slicegraph, ip), so that
+where it finishes the split is measured against the contiguous optimum, then the bottleneck bound
+(README.md, "Certificates").
 )";
 
 const char* kEvaluateHelp = R"(Usage: onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
