@@ -140,8 +140,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =
           method == "guess"
-              ? guessBottleneckBound(problem, simple->value, share, settings.mip_backend)
-              : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->value, share, settings.mip_backend);
+              ? guessBottleneckBound(problem, simple->compute, share, settings.mip_backend)
+              : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->compute, share, settings.mip_backend);
       if (!bottleneck) return bottleneck.status();
       bound.value = bottleneck->value;
       bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;

@@ -62,7 +62,7 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
   }
   if (max_load && reduced && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {
     const Budget share = Budget(program_seconds, budget.stopFlag());
-    if (auto b = bottleneckBound(solved, solver.contiguous, reduced->value, share, backend)) {
+    if (auto b = bottleneckBound(solved, solver.contiguous, reduced->compute, share, backend)) {
       raise(c.lower, c.method, b->value, "bottleneck");
       if (!solver.contiguous) raise(c.any_lower, c.any_method, b->value, "bottleneck");
     }

@@ -9,62 +9,12 @@
 
 #include <boost/graph/topological_sort.hpp>
 
+#include "solvers/bounds/paths.h"
 #include "solvers/bounds/piece_sides.h"
 
 namespace placer {
 
 namespace {
-
-// Transfer of u's output to v per edge: the cheapest net from u that v reads (a piece transfers
-// each net once, so one edge's net is what the path itself must pay).
-using Transfers = std::map<std::pair<Vertex, Vertex>, double>;
-
-Transfers edgeTransfers(const Problem& problem) {
-  Transfers out;
-  for (const Net& net : problem.nets) {
-    for (Vertex t : net.sinks) {
-      auto [it, inserted] = out.try_emplace({net.source, t}, net.cost);
-      if (!inserted) it->second = std::min(it->second, net.cost);
-    }
-  }
-  return out;
-}
-
-double transferOf(const Transfers& transfers, Vertex u, Vertex v) {
-  auto it = transfers.find({u, v});
-  return it == transfers.end() ? 0.0 : it->second;
-}
-
-// The heaviest path by node and edge weights, in a topological order of the acyclic graph.
-std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& order,
-                                 const std::function<double(Vertex)>& node_weight,
-                                 const std::function<double(Vertex, Vertex)>& edge_weight) {
-  const std::size_t n = boost::num_vertices(g);
-  std::vector<double> best(n, 0);
-  std::vector<Vertex> previous(n, static_cast<Vertex>(n));
-  for (Vertex v : order) {
-    double from = 0;
-    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      if (g[*e].artificial) continue;
-      const Vertex u = boost::source(*e, g);
-      const double through = best[u] + edge_weight(u, v);
-      if (through > from) {
-        from = through;
-        previous[v] = u;
-      }
-    }
-    best[v] = from + node_weight(v);
-  }
-  Vertex last = order.front();
-  for (Vertex v : order) {
-    if (best[v] > best[last]) last = v;
-  }
-  std::vector<Vertex> path;
-  for (Vertex v = last; v != static_cast<Vertex>(n); v = previous[v])
-    path.push_back(v);
-  std::reverse(path.begin(), path.end());
-  return path;
-}
 
 // Which nodes lie between which path nodes, and the nets each node produces and reads.
 struct PathStructure {
@@ -297,11 +247,9 @@ PathBound pathLatencyBound(const Problem& problem, const std::vector<Vertex>& pa
 PathBound latencyPathBound(const Problem& problem, const std::vector<bool>& can_accelerator,
                            const std::vector<bool>& can_cpu, const Budget& budget) {
   const OpGraph& g = problem.graph;
-  if (boost::num_vertices(g) == 0 || !findCycle(g, false).empty()) return {};
-  std::vector<Vertex> order;
-  boost::topological_sort(g, std::back_inserter(order));
-  std::reverse(order.begin(), order.end());
-  const Transfers transfers = edgeTransfers(problem);
+  const std::vector<Vertex> order = topologicalOrderOrEmpty(g);
+  if (order.empty()) return {};
+  const EdgeTransfers transfers(problem);
   auto cheapest = [&](Vertex v) {
     return std::min(can_accelerator[v] ? g[v].p_acc : kInfinity, can_cpu[v] ? g[v].p_cpu : kInfinity);
   };
@@ -315,7 +263,7 @@ PathBound latencyPathBound(const Problem& problem, const std::vector<bool>& can_
   };
   PathBound bound;
   for (std::size_t w = 0; w < std::size(node_weights) && !bound.cut_short; ++w) {
-    auto edges = [&](Vertex u, Vertex v) { return transferOf(transfers, u, v); };
+    auto edges = [&](Vertex u, Vertex v) { return transfers.cost(u, v); };
     const std::vector<Vertex> path =
         heaviestPath(g, order, node_weights[w], w == 1 ? std::function<double(Vertex, Vertex)>(edges) : none);
     const PathBound along = pathLatencyBound(problem, path, can_accelerator, can_cpu, budget);

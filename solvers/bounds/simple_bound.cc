@@ -7,6 +7,7 @@
 #include <set>
 
 #include "solvers/bounds/latency_path_bound.h"
+#include "solvers/bounds/path_runs_bound.h"
 #include "solvers/mip.h"
 
 namespace placer {
@@ -339,6 +340,21 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
       out.value = packed;
       out.reason = "packing";
     }
+  }
+  out.compute = out.value;
+  // Communication on every device, along a path (solvers/bounds/path_runs_bound.h).
+  std::vector<bool> can_accelerator(boost::num_vertices(problem.graph)), can_cpu(can_accelerator.size());
+  for (const Unit& unit : *units) {
+    for (Vertex v : unit.nodes) {
+      can_accelerator[v] = unit.on_accelerator;
+      can_cpu[v] = unit.on_cpu;
+    }
+  }
+  const PathRunsBound along_path = pathRunsBound(problem, can_accelerator, can_cpu, out.value, budget);
+  out.cut_short = out.cut_short || along_path.cut_short;
+  if (along_path.value > out.value) {
+    out.value = along_path.value;
+    out.reason = "transfers";
   }
   return out;
 }

@@ -28,6 +28,10 @@ struct SimpleBound {
   // (throughput: the relaxation with its large units kept whole, a small integer program).
   std::string reason;
   bool cut_short = false;  // the budget ran out before a relaxation (or the latency path's sides) finished
+  // Throughput: in every placement some device computes (communication aside) for at least this —
+  // the value before the "transfers" part, which also counts communication. What the bottleneck
+  // programs take as their threshold. 0 for latency.
+  double compute = 0;
 };
 
 // Throughput objectives (max-load in every overlap mode, and the GPipe objective, which is at
@@ -40,7 +44,10 @@ struct SimpleBound {
 //     can each hold as many whole units as their smallest times allow within T, all n together;
 //   - packing: the relaxation with the large units kept whole on individual devices (an integer
 //     program given a tenth of the budget, 1 s without a limit; its proven bound when the time
-//     runs out).
+//     runs out);
+//   - transfers: a path cut into runs, each device paying the transfers at its runs' ends
+//     (solvers/bounds/path_runs_bound.h); not for the GPipe objective.
+// All but the last bound every device's computation alone (`compute`).
 // Fails (Infeasible) when no kind of device can run some node.
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                             mip::Backend backend = mip::kDefaultBackend);

@@ -96,8 +96,11 @@ TEST(SimpleBound, LargestNodeAndColocationClasses) {
   b.edge(big, 1, 0.1).edge(1, 2, 0.1);
   auto bound = throughputSimpleBound(b.build());
   ASSERT_TRUE(bound.hasValue());
-  EXPECT_NEAR(bound->value, 10.0, 1e-9);
-  EXPECT_EQ(bound->reason, "node");
+  EXPECT_NEAR(bound->compute, 10.0, 1e-9);
+  // Along the chain: the big node's device holds the chain whole (12) or sends its output (10.1),
+  // which is the optimum.
+  EXPECT_NEAR(bound->value, 10.1, 1e-6);
+  EXPECT_EQ(bound->reason, "transfers");
   // Colocated, the two small nodes and the big one are one unit of 12.
   b.colocate(0, 7).colocate(1, 7).colocate(2, 7);
   auto colocated = throughputSimpleBound(b.build());
@@ -174,13 +177,14 @@ struct RandomCase {
   std::string description;
 };
 
-RandomCase randomCase(std::uint32_t seed) {
+// n: fewest nodes; 0, 1 or 2 more at random.
+RandomCase randomCase(std::uint32_t seed, int fewest_nodes = 4) {
   std::mt19937 rng(seed);
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto chance = [&](double p) { return uniform(0, 1) < p; };
   const int accelerators = 1 + static_cast<int>(rng() % 3);
   const int cpus = static_cast<int>(rng() % 2);
-  const int n = 4 + static_cast<int>(rng() % 3);
+  const int n = fewest_nodes + static_cast<int>(rng() % 3);
   const double memory = chance(0.5) ? uniform(1.0, 3.0) : 1e9;
   GraphBuilder b({accelerators, memory, cpus});
   const bool training = chance(0.25);
@@ -264,22 +268,22 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
     ++checked;
     // The bottleneck program over every placement: at most the exhaustive optimum, at least its
     // threshold; over contiguous splits: at most the exact DP's optimum.
-    auto any = bottleneckBound(p, /*contiguous=*/false, bound->value, Budget::unlimited());
+    auto any = bottleneckBound(p, /*contiguous=*/false, bound->compute, Budget::unlimited());
     ASSERT_TRUE(any.hasValue()) << any.status().message();
     EXPECT_LE(any->value, best * (1 + 1e-9)) << "bottleneck, any: " << any->detail;
-    EXPECT_GE(any->value, bound->value * (1 - 1e-8));
+    EXPECT_GE(any->value, bound->compute * (1 - 1e-8));
     EXPECT_FALSE(any->cut_short);
     bottleneck_gain += any->value > bound->value * (1 + 1e-6);
     auto dp = runPipeline(p, defaultPipeline("dp"));
     if (dp && dp->solve.status == SolveStatus::Optimal) {
-      auto contiguous = bottleneckBound(p, /*contiguous=*/true, bound->value, Budget::unlimited());
+      auto contiguous = bottleneckBound(p, /*contiguous=*/true, bound->compute, Budget::unlimited());
       ASSERT_TRUE(contiguous.hasValue()) << contiguous.status().message();
       EXPECT_LE(contiguous->value, dp->solve.value * (1 + 1e-9)) << "bottleneck, contiguous: " << contiguous->detail;
       EXPECT_GE(contiguous->value, any->value * (1 - 1e-6));
-      auto guess = guessBottleneckBound(p, bound->value, Budget::unlimited());
+      auto guess = guessBottleneckBound(p, bound->compute, Budget::unlimited());
       ASSERT_TRUE(guess.hasValue()) << guess.status().message();
       EXPECT_LE(guess->value, dp->solve.value * (1 + 1e-9)) << "guess the bottleneck: " << guess->detail;
-      EXPECT_GE(guess->value, bound->value * (1 - 1e-8));
+      EXPECT_GE(guess->value, bound->compute * (1 - 1e-8));
       EXPECT_FALSE(guess->cut_short);
       guess_gain += guess->value > contiguous->value * (1 + 1e-6);
       guess_tight += guess->value >= dp->solve.value * (1 - 1e-6);
@@ -310,6 +314,38 @@ TEST(SimpleBound, NeverAboveExhaustiveSearchOverEveryPlacement) {
               "%d contiguous cases against the DP; guess above the contiguous bottleneck in %d, the DP "
               "optimum in %d\n",
               checked, tight, latency_checked, bottleneck_gain, contiguous_checked, guess_gain, guess_tight);
+}
+
+// The transfers part (solvers/bounds/path_runs_bound.h) on longer graphs, where the path has more
+// ways to be cut: never above the optimum over every placement, and the optimum itself in some.
+TEST(SimpleBound, TransfersNeverAboveExhaustiveSearchOnLongerGraphs) {
+  int checked = 0, transfers = 0, tight = 0;
+  for (std::uint32_t seed = 1001; seed <= 1100; ++seed) {
+    RandomCase c = randomCase(seed, 7);
+    SCOPED_TRACE(c.description);
+    const Problem& p = c.problem;
+    double best = kInfinity;
+    std::vector<int> device_of(boost::num_vertices(p.graph), 0);
+    do {
+      const Evaluation eval = evaluateThroughput(p, device_of);
+      if (allowed(p, device_of, eval)) best = std::min(best, eval.max_load);
+    } while (nextAssignment(device_of, p.devices.count()));
+    if (!std::isfinite(best)) continue;
+    auto bound = throughputSimpleBound(p);
+    ASSERT_TRUE(bound.hasValue()) << bound.status().message();
+    EXPECT_LE(bound->value, best * (1 + 1e-9)) << bound->reason;
+    EXPECT_LE(bound->compute, bound->value);
+    ++checked;
+    if (bound->reason == "transfers") {
+      ++transfers;
+      tight += bound->value >= best * (1 - 1e-6);
+    }
+  }
+  EXPECT_GE(checked, 80);
+  EXPECT_GT(transfers, 10) << "the path's transfers rarely raise the bound";
+  EXPECT_GT(tight, 0);
+  std::printf("transfers: %d of %d cases raised by the path's runs, %d of them to the optimum\n", transfers,
+              checked, tight);
 }
 
 // Table 1: the bound never exceeds a published optimum, and is within a factor 2 of it.
@@ -344,10 +380,10 @@ TEST(BottleneckBound, CutShortStillBounds) {
   const Problem p = loadWorkload("throughput-inputs/OperatorGraphs/bert_l-12_inference.json");
   auto simple = throughputSimpleBound(p);
   ASSERT_TRUE(simple.hasValue());
-  auto cut = bottleneckBound(p, /*contiguous=*/true, simple->value, Budget(0.01, nullptr));
+  auto cut = bottleneckBound(p, /*contiguous=*/true, simple->compute, Budget(0.01, nullptr));
   ASSERT_TRUE(cut.hasValue()) << cut.status().message();
   EXPECT_TRUE(cut->cut_short) << cut->detail;
-  EXPECT_GE(cut->value, simple->value * (1 - 1e-8));
+  EXPECT_GE(cut->value, simple->compute * (1 - 1e-8));
   EXPECT_LE(cut->value, 147.477984449);  // Table 1's optimum
   EXPECT_NE(cut->detail.find("cut short"), std::string::npos) << cut->detail;
 }
