@@ -150,7 +150,7 @@ PathRunsBound pathRunsBound(const Problem& problem, const std::vector<bool>& can
   PathRunsBound out{floor, false};
   const OpGraph& g = problem.graph;
   if (problem.objective.gpipe || problem.devices.count() == 0) return out;
-  const std::vector<Vertex> order = topologicalOrderOrEmpty(g);
+  const std::vector<Vertex> order = orderBreakingCycles(g);
   if (order.empty()) return out;
   double acc_work = 0, cpu_work = 0, scale = 0;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {

@@ -16,8 +16,10 @@
 // consecutive path nodes are never cut apart. The least feasible T, found by bisection, is a bound
 // for each λ, μ; the bound is the largest over a few of them and a few heavy paths.
 //
-// Not for the GPipe objective (max FW + max BW sums two devices' loads) nor graphs with cycles: 0
-// there.
+// The argument needs a path of data edges that visits each node once, not an acyclic graph: on a
+// graph with cycles (a contracted training pair) the paths follow an order that breaks them
+// (solvers/bounds/paths.h). Not for the GPipe objective (max FW + max BW sums two devices' loads):
+// the floor there.
 #pragma once
 
 #include <vector>

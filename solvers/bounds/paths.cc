@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 #include <boost/graph/topological_sort.hpp>
 
@@ -31,11 +32,14 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
   const std::size_t n = boost::num_vertices(g);
   std::vector<double> best(n, 0);
   std::vector<Vertex> previous(n, static_cast<Vertex>(n));
+  std::vector<std::size_t> position(n);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    position[order[i]] = i;
   for (Vertex v : order) {
     double from = 0;
     for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      if (g[*e].artificial) continue;
       const Vertex u = boost::source(*e, g);
+      if (g[*e].artificial || position[u] > position[v]) continue;  // only edges along the order
       const double through = best[u] + edge_weight(u, v);
       if (through > from) {
         from = through;
@@ -60,6 +64,31 @@ std::vector<Vertex> topologicalOrderOrEmpty(const OpGraph& g) {
   std::vector<Vertex> order;
   boost::topological_sort(g, std::back_inserter(order));  // successors first
   std::reverse(order.begin(), order.end());
+  return order;
+}
+
+std::vector<Vertex> orderBreakingCycles(const OpGraph& g) {
+  const std::size_t n = boost::num_vertices(g);
+  std::vector<std::size_t> waiting(n, 0);  // unplaced predecessors (data and ordering edges alike)
+  for (auto [e, end] = boost::edges(g); e != end; ++e)
+    ++waiting[boost::target(*e, g)];
+  std::set<std::pair<std::size_t, Vertex>> queue;  // (unplaced predecessors, node)
+  for (Vertex v = 0; v < n; ++v)
+    queue.emplace(waiting[v], v);
+  std::vector<Vertex> order;
+  order.reserve(n);
+  while (!queue.empty()) {
+    const Vertex v = queue.begin()->second;
+    queue.erase(queue.begin());
+    order.push_back(v);
+    waiting[v] = n + 1;  // placed
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const Vertex w = boost::target(*e, g);
+      if (waiting[w] > n) continue;
+      queue.erase({waiting[w], w});
+      queue.emplace(--waiting[w], w);
+    }
+  }
   return order;
 }
 

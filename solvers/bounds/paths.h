@@ -26,8 +26,8 @@ class EdgeTransfers {
   std::map<std::pair<Vertex, Vertex>, std::pair<double, double>> cheapest_;  // (cost, cpu_cost)
 };
 
-// The heaviest path by node and edge weights (data edges only), given a topological order of the
-// acyclic graph (every node after its predecessors). Empty for an empty order.
+// The heaviest path by node and edge weights over the data edges that go forward in `order` (every
+// node once: a topological order, or orderBreakingCycles'). Empty for an empty order.
 std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& order,
                                  const std::function<double(Vertex)>& node_weight,
                                  const std::function<double(Vertex, Vertex)>& edge_weight);
@@ -35,5 +35,11 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
 // A topological order of the whole graph (every node after its predecessors), or empty when the
 // graph is empty or has a cycle (a contraction may create one).
 std::vector<Vertex> topologicalOrderOrEmpty(const OpGraph& g);
+
+// Every node once, each after all its predecessors where the graph is acyclic; on a cycle (a
+// contracted training pair makes one) the remaining node with the fewest unplaced predecessors,
+// smallest index first, goes next. A heaviest path over this order follows edges of the graph and
+// visits each node once, which is all a path bound needs of it. Deterministic.
+std::vector<Vertex> orderBreakingCycles(const OpGraph& g);
 
 }  // namespace placer
