@@ -17,7 +17,8 @@
 // for each λ, μ; the bound is the largest over a few of them and a few heavy paths.
 //
 // The argument needs a path of data edges that visits each node once, not an acyclic graph: on a
-// graph with cycles (a contracted training pair) the paths follow an order that breaks them
+// graph with cycles (a contracted colocation class with a path between its members leaving it)
+// the paths follow an order that breaks them
 // (solvers/bounds/paths.h). Not for the GPipe objective (max FW + max BW sums two devices' loads):
 // the floor there.
 #pragma once

@@ -37,9 +37,10 @@ std::vector<Vertex> heaviestPath(const OpGraph& g, const std::vector<Vertex>& or
 std::vector<Vertex> topologicalOrderOrEmpty(const OpGraph& g);
 
 // Every node once, each after all its predecessors where the graph is acyclic; on a cycle (a
-// contracted training pair makes one) the remaining node with the fewest unplaced predecessors,
-// smallest index first, goes next. A heaviest path over this order follows edges of the graph and
-// visits each node once, which is all a path bound needs of it. Deterministic.
+// contracted colocation class closes one when a path between its members leaves it) the remaining
+// node with the fewest unplaced predecessors, smallest index first, goes next. A heaviest path over
+// this order follows edges of the graph and visits each node once, which is all a path bound needs
+// of it. Deterministic.
 std::vector<Vertex> orderBreakingCycles(const OpGraph& g);
 
 }  // namespace placer
