@@ -59,8 +59,9 @@ std::vector<Weights> weightings(const Problem& problem, double cpu_scale) {
 class PathRuns {
  public:
   PathRuns(const Problem& problem, const std::vector<Vertex>& path, const std::vector<bool>& can_accelerator,
-           const std::vector<bool>& can_cpu, const EdgeTransfers& transfers)
-      : p_(problem), m_(path.size()), weights_of_(weightsOfVertices(problem)) {
+           const std::vector<bool>& can_cpu, const EdgeTransfers& transfers,
+           const std::vector<std::vector<int>>& weights_of)
+      : p_(problem), m_(path.size()), weights_of_(weights_of) {
     const OpGraph& g = problem.graph;
     std::vector<bool> on_path(boost::num_vertices(g), false);
     for (std::size_t i = 0; i < m_; ++i) {
@@ -133,7 +134,7 @@ class PathRuns {
  private:
   const Problem& p_;
   const std::size_t m_;
-  const std::vector<std::vector<int>> weights_of_;
+  const std::vector<std::vector<int>>& weights_of_;  // per node: the shared weights it reads
   std::vector<Vertex> nodes_;
   std::vector<double> acc_, cpu_;                    // per path node: +inf where that kind cannot hold it
   std::vector<double> transfer_, cpu_transfer_;      // per boundary i | i + 1
@@ -152,12 +153,13 @@ PathRunsBound pathRunsBound(const Problem& problem, const std::vector<bool>& can
   if (problem.objective.gpipe || problem.devices.count() == 0) return out;
   const std::vector<Vertex> order = orderBreakingCycles(g);
   if (order.empty()) return out;
+  auto cheapest = [&](Vertex v) {
+    return std::min(can_accelerator[v] ? g[v].p_acc : kInfinity, can_cpu[v] ? g[v].p_cpu : kInfinity);
+  };
   double acc_work = 0, cpu_work = 0, scale = 0;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    const double cheapest =
-        std::min(can_accelerator[v] ? g[v].p_acc : kInfinity, can_cpu[v] ? g[v].p_cpu : kInfinity);
-    if (!std::isfinite(cheapest)) return out;  // no device holds v: the instance is infeasible
-    scale += cheapest;
+    if (!std::isfinite(cheapest(v))) return out;  // no device holds v: the instance is infeasible
+    scale += cheapest(v);
     if (can_accelerator[v] && can_cpu[v]) {
       acc_work += g[v].p_acc;
       cpu_work += g[v].p_cpu;
@@ -168,28 +170,30 @@ PathRunsBound pathRunsBound(const Problem& problem, const std::vector<bool>& can
   const EdgeTransfers transfers(problem);
   auto finite = [](double x) { return std::isfinite(x) ? x : 0.0; };
   const std::function<double(Vertex)> node_weights[] = {
-      [&](Vertex v) {
-        return std::min(can_accelerator[v] ? g[v].p_acc : kInfinity, can_cpu[v] ? g[v].p_cpu : kInfinity);
-      },
+      cheapest,
       [&](Vertex v) { return finite(g[v].p_acc); },
   };
   const std::function<double(Vertex, Vertex)> edge_weights[] = {
       [](Vertex, Vertex) { return 0.0; },
       [&](Vertex u, Vertex v) { return transfers.cost(u, v); },
   };
+  const std::vector<std::vector<int>> weights_of = weightsOfVertices(problem);
   double best = floor;
   std::int64_t steps = 0;
+  // Every T tried below `best` failed the test, so best proves a bound even when the budget or the
+  // step count stops the search.
+  auto finish = [&](bool stopped) {
+    out.cut_short = stopped && budget.exhausted();
+    out.value = std::max(floor, best * (1 - kSafety));
+    return out;
+  };
   for (std::size_t p = 0; p < std::size(node_weights); ++p) {
     PathRuns runs(problem, heaviestPath(g, order, node_weights[p], edge_weights[p]), can_accelerator, can_cpu,
-                  transfers);
+                  transfers, weights_of);
     for (const Weights& w : weightings(problem, cpu_scale)) {
       // Infeasible at `lo`, feasible at `hi`: the bound is lo.
       std::optional<bool> at_best = runs.fits(best, w, budget, steps);
-      if (!at_best) {
-        out.cut_short = budget.exhausted();
-        out.value = std::max(floor, best * (1 - kSafety));
-        return out;
-      }
+      if (!at_best) return finish(true);
       if (*at_best) continue;  // this weighting cannot do better
       double lo = best, hi = std::max(2 * best, scale);
       bool stopped = false, bracketed = false;
@@ -211,15 +215,10 @@ PathRunsBound pathRunsBound(const Problem& problem, const std::vector<bool>& can
         else lo = mid;
       }
       best = std::max(best, lo);
-      if (stopped) {
-        out.cut_short = budget.exhausted();
-        out.value = std::max(floor, best * (1 - kSafety));
-        return out;
-      }
+      if (stopped) return finish(true);
     }
   }
-  out.value = std::max(floor, best * (1 - kSafety));
-  return out;
+  return finish(false);
 }
 
 }  // namespace placer

@@ -1,5 +1,6 @@
 // A max-load lower bound that sees communication on every device, not only on one block
-// (solvers/README.md, "Path runs"). It holds for every placement, contiguous or not.
+// (solvers/README.md, the simple bound's "transfers along a path"). It holds for every placement,
+// contiguous or not.
 //
 // Take a path of the graph. Any placement cuts it into runs: maximal stretches of consecutive path
 // nodes on one device. Where the path changes device between u and v, u's device sends and v's
@@ -18,9 +19,8 @@
 //
 // The argument needs a path of data edges that visits each node once, not an acyclic graph: on a
 // graph with cycles (a contracted colocation class with a path between its members leaving it)
-// the paths follow an order that breaks them
-// (solvers/bounds/paths.h). Not for the GPipe objective (max FW + max BW sums two devices' loads):
-// the floor there.
+// the paths follow an order that breaks them (solvers/bounds/paths.h). Not for the GPipe objective
+// (max FW + max BW sums two devices' loads): the floor there.
 #pragma once
 
 #include <vector>

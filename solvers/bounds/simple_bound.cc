@@ -28,6 +28,23 @@ struct Unit {
   bool on_accelerator = false, on_cpu = false;  // which kinds of device can hold the unit
 };
 
+// Per node, whether an accelerator and whether a CPU core may hold it: its unit's kinds (what the
+// path bounds take).
+struct DeviceKinds {
+  std::vector<bool> accelerator, cpu;
+};
+
+DeviceKinds kindsOf(const std::vector<Unit>& units, std::size_t nodes) {
+  DeviceKinds kinds{std::vector<bool>(nodes), std::vector<bool>(nodes)};
+  for (const Unit& unit : units) {
+    for (Vertex v : unit.nodes) {
+      kinds.accelerator[v] = unit.on_accelerator;
+      kinds.cpu[v] = unit.on_cpu;
+    }
+  }
+  return kinds;
+}
+
 Expected<std::vector<Unit>> unitsOf(const Problem& problem) {
   const OpGraph& g = problem.graph;
   const DeviceSet& d = problem.devices;
@@ -343,14 +360,8 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   }
   out.compute = out.value;
   // Communication on every device, along a path (solvers/bounds/path_runs_bound.h).
-  std::vector<bool> can_accelerator(boost::num_vertices(problem.graph)), can_cpu(can_accelerator.size());
-  for (const Unit& unit : *units) {
-    for (Vertex v : unit.nodes) {
-      can_accelerator[v] = unit.on_accelerator;
-      can_cpu[v] = unit.on_cpu;
-    }
-  }
-  const PathRunsBound along_path = pathRunsBound(problem, can_accelerator, can_cpu, out.value, budget);
+  const DeviceKinds kinds = kindsOf(*units, boost::num_vertices(problem.graph));
+  const PathRunsBound along_path = pathRunsBound(problem, kinds.accelerator, kinds.cpu, out.value, budget);
   out.cut_short = out.cut_short || along_path.cut_short;
   if (along_path.value > out.value) {
     out.value = along_path.value;
@@ -409,12 +420,8 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   // The transfers and memory splits along a path (solvers/bounds/latency_path_bound.h): first, as
   // it takes under a second on the Table 4 workloads where the relaxation may use up the budget on
   // a large graph.
-  std::vector<bool> can_accelerator(boost::num_vertices(g)), can_cpu(boost::num_vertices(g));
-  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    can_accelerator[v] = (*units)[unit_of[v]].on_accelerator;
-    can_cpu[v] = (*units)[unit_of[v]].on_cpu;
-  }
-  const PathBound along_path = latencyPathBound(problem, can_accelerator, can_cpu, budget);
+  const DeviceKinds kinds = kindsOf(*units, boost::num_vertices(g));
+  const PathBound along_path = latencyPathBound(problem, kinds.accelerator, kinds.cpu, budget);
   out.cut_short = along_path.cut_short;
   auto relaxed = solveRelaxation(m, total, budget, backend);
   if (!relaxed) return relaxed.status();
