@@ -12,11 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cost_model/cost_model.h"
-#include "onnx_io/annotated_model.h"
-#include "onnx_io/plan_builder.h"
-#include "onnx_io/stage_models.h"
-#include "passes/pass_manager.h"
+#include "api/model.h"
+#include "api/place.h"
 
 namespace {
 
@@ -36,34 +33,35 @@ struct Row {
 bool measure(const std::filesystem::path& path, Row& row) {
   using namespace placer;  // NOLINT: a benchmark's main file
   row.model = path.filename().string();
+  // place's defaults, with the exact DP as the solver (what this bench has always timed).
+  api::PlaceOptions options;
+  options.algorithm = "dp";
+  options.algorithm_given = true;
+  if (Status s = api::validate(options, api::OptionNaming::Key); !s) return false;
   auto start = Clock::now();
-  auto graph = loadOnnx(path);
+  auto model = api::readModel(path, options, api::OptionNaming::Key);
   row.load = since(start);
-  if (!graph) {
-    std::fprintf(stderr, "%s\n", graph.status().message().c_str());
+  if (!model) {
+    std::fprintf(stderr, "%s\n", model.status().message().c_str());
     return false;
   }
-  row.operators = graph->nodes.size();
-  row.onnx_nodes = graph->nodes.size();
-  for (const OnnxNode& node : graph->nodes)
+  row.operators = model->graph.nodes.size();
+  row.onnx_nodes = model->graph.nodes.size();
+  for (const OnnxNode& node : model->graph.nodes)
     row.onnx_nodes += node.folded.size();
   start = Clock::now();
-  RooflineCostModel roofline;
-  auto annotation = annotate(*graph, *devicePreset(kDefaultDevicePreset), {&roofline});
+  if (Status s = api::costModel(*model, options); !s) return false;
   row.costs = since(start);
-  if (!annotation) return false;
   start = Clock::now();
-  auto outcome = runPipeline(annotation->problem, defaultPipeline("dp"));
-  if (!outcome) {
-    std::fprintf(stderr, "%s\n", outcome.status().message().c_str());
+  auto placed = api::solveModel(*model, options, {});
+  if (!placed) {
+    std::fprintf(stderr, "%s\n", placed.status().message().c_str());
     return false;
   }
-  const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
-  const PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, "dp");
   row.solve = since(start);
   start = Clock::now();
-  auto annotated = annotatedModelBytes(path, *graph, plan, AnnotateMode::Ort);
-  auto stages = buildStageModels(path, *graph, plan);
+  auto annotated = api::annotatedModel(*model, *placed, AnnotateMode::Ort);
+  auto stages = api::stageModels(*model, *placed);
   row.write = since(start);
   return annotated.hasValue() && stages.hasValue();
 }

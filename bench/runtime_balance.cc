@@ -28,14 +28,10 @@
 #include <vector>
 
 #include "bench/run_program.h"
+#include "api/model.h"
+#include "api/place.h"
 #include "core/evaluate.h"
-#include "cost_model/cost_sources.h"
 #include "cost_model/device_spec.h"
-#include "onnx_io/onnx_model.h"
-#include "onnx_io/plan_builder.h"
-#include "onnx_io/stage_directory.h"
-#include "onnx_io/stage_models.h"
-#include "passes/pass_manager.h"
 
 namespace {
 
@@ -118,17 +114,14 @@ double worstError(const Split& s) {
   return worst;
 }
 
-// Writes the stages of `solve` into dir and returns the predicted stage times.
-Expected<std::vector<double>> writeStages(const fs::path& model, const OnnxGraph& graph,
-                                          const Problem& problem, const SolveResult& solve,
-                                          const std::string& algorithm, const fs::path& dir) {
-  const Evaluation eval = evaluateThroughput(problem, solve.placement.device_of);
-  const PlacementPlan plan = makePlacementPlan(problem, solve, eval, algorithm);
-  auto stages = buildStageModels(model, graph, plan, dir);
-  if (!stages) return stages.status();
-  if (Status s = writeStageDirectory(dir, *stages, {model}); !s) return s;
+// Writes the stages of `placed` into dir and returns the predicted stage times.
+Expected<std::vector<double>> writeStages(const api::LoadedModel& model, const api::Placed& placed,
+                                          const fs::path& dir) {
+  api::OutputFiles files;
+  files.stages_dir = dir;
+  if (Status s = api::writeOutputs(model, placed, AnnotateMode::Ort, files, nullptr); !s) return s;
   std::vector<double> predicted;
-  for (const PlannedStage& stage : plan.stages)
+  for (const PlannedStage& stage : placed.plan.stages)
     predicted.push_back(stage.seconds);
   return predicted;
 }
@@ -147,7 +140,7 @@ SolveResult equalCountSplit(const Problem& problem, int k) {
   return result;
 }
 
-Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path& trace,
+Row measure(const fs::path& model, int k, const fs::path& trace,
             const Options& options, const fs::path& scratch) {
   Row row;
   row.model = model.filename().string();
@@ -156,21 +149,24 @@ Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path
     row.error = why;
     return row;
   };
-  auto graph = loadOnnx(model);
-  if (!graph) return fail(graph.status().message());
-  DeviceSpec spec = base;
-  spec.accelerators.count = 0;
-  spec.cpus.count = k;
-  CostSources sources;
-  if (!trace.empty()) sources.profiles.push_back(trace);
-  auto annotated = annotateModel(*graph, spec, sources);
-  if (!annotated) return fail(annotated.status().message());
+  // The devices of the specification file with k CPU cores and no accelerators, costed from the
+  // profile (the roofline model answers for what it does not time), solved by the exact DP.
+  api::PlaceOptions run;
+  run.devices = options.devices;
+  run.accelerators = 0;
+  run.cpus = k;
+  if (!trace.empty()) run.cost_profiles.push_back(trace);
+  run.algorithm = "dp";
+  run.algorithm_given = true;
+  if (Status s = api::validate(run, api::OptionNaming::Key); !s) return fail(s.message());
+  auto loaded = api::loadModel(model, run, api::OptionNaming::Key);
+  if (!loaded) return fail(loaded.status().message());
   if (!options.keep.empty() || !trace.empty()) {
-    for (const std::string& note : annotated->notes)
+    for (const std::string& note : loaded->annotation.notes)
       std::fprintf(stderr, "  %s, k = %d: %s\n", row.model.c_str(), k, note.c_str());
   }
-  auto outcome = runPipeline(annotated->problem, defaultPipeline("dp"));
-  if (!outcome) return fail(outcome.status().message());
+  auto placed = api::solveModel(*loaded, run, {});
+  if (!placed) return fail(placed.status().message());
   const fs::path base_dir = options.keep.empty() ? scratch : options.keep;
   const std::string stem = model.stem().string() + "-k" + std::to_string(k);
   Split dp{"dp", {}, {}, base_dir / (stem + "-dp")};
@@ -178,8 +174,10 @@ Row measure(const fs::path& model, int k, const DeviceSpec& base, const fs::path
   for (Split* split : {&dp, &equal}) {
     std::error_code ec;
     fs::remove_all(split->dir, ec);
-    const SolveResult solve = split == &dp ? outcome->solve : equalCountSplit(outcome->problem, k);
-    auto predicted = writeStages(model, *graph, outcome->problem, solve, split->name, split->dir);
+    run.algorithm = split->name;
+    const api::Placed written =
+        split == &dp ? *placed : api::placedFrom(*loaded, run, equalCountSplit(placed->problem, k));
+    auto predicted = writeStages(*loaded, written, split->dir);
     if (!predicted) return fail(split->name + ": " + predicted.status().message());
     split->predicted = *predicted;
   }
@@ -276,7 +274,7 @@ int main(int argc, char** argv) {
     }
     for (int k : options.ks) {
       std::fprintf(stderr, "runtime_balance: %s, k = %d\n", model.filename().string().c_str(), k);
-      rows.push_back(measure(model, k, *spec, trace, options, scratch.path()));
+      rows.push_back(measure(model, k, trace, options, scratch.path()));
     }
   }
 

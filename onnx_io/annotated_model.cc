@@ -319,13 +319,21 @@ std::string_view annotateModeName(AnnotateMode mode) {
   return "unknown";
 }
 
-Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, const OnnxGraph& graph,
+Expected<std::string> placementPlanText(const OnnxGraph& graph, const PlacementPlan& plan) {
+  try {
+    return planJson(graph, plan).dump(2) + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    return invalidInput(graph.path + ": cannot write the plan as JSON (" + e.what() + ")");
+  }
+}
+
+Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGraph& graph,
                                           const PlacementPlan& plan, AnnotateMode mode,
                                           const std::filesystem::path& output_dir) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& model = *parsed;
-  if (Status status = checkPlanMatchesModel(input, model, graph, plan); !status) return status;
+  if (Status status = checkPlanMatchesModel(input.displayName(), model, graph, plan); !status) return status;
   if (!output_dir.empty()) {
     if (Status status = relocateExternalData(*model.mutable_graph(), input, output_dir); !status)
       return status;
@@ -340,7 +348,7 @@ Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, co
   try {
     plan_text = planJson(graph, plan).dump();
   } catch (const nlohmann::json::exception& e) {
-    return invalidInput(input.string() + ": cannot write the plan as JSON (" + e.what() + ")");
+    return invalidInput(input.displayName() + ": cannot write the plan as JSON (" + e.what() + ")");
   }
   setModelMetadata(model, kPlanKey, plan_text);
   setModelMetadata(model, kSettingsKey, plan.layerAssignmentSettings());
@@ -359,13 +367,13 @@ Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, co
   }
 
   if (model.ByteSizeLong() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return invalidInput(input.string() +
+    return invalidInput(input.displayName() +
                         ": the annotated model would exceed protobuf's 2 GB limit "
                         "(store the weights as external data)");
   }
   std::string bytes;
   if (!model.SerializeToString(&bytes)) {
-    return internalError(input.string() + ": cannot serialize the annotated model");
+    return internalError(input.displayName() + ": cannot serialize the annotated model");
   }
   return bytes;
 }

@@ -42,6 +42,11 @@ enum class AnnotateMode { Metadata, Ort, OnnxIr11 };
 Expected<AnnotateMode> parseAnnotateMode(std::string_view text);
 std::string_view annotateModeName(AnnotateMode mode);
 
+// The plan that -o writes into the model's metadata_props, as indented JSON text: version, objective,
+// algorithm, status, value and bound, devices, stages, every node's device and stage (by the node's
+// name, generated ones included) and the ONNX Runtime settings string.
+Expected<std::string> placementPlanText(const OnnxGraph& graph, const PlacementPlan& plan);
+
 // Reads the model at `input` again (never modifying it), writes `plan` into it and returns the
 // serialized model. `graph` must be loadOnnx(input) and `plan` a plan for it (one stage per node);
 // a mismatch is InvalidInput. The caller writes the bytes (writeFileAtomically) into `output_dir`
@@ -49,7 +54,7 @@ std::string_view annotateModeName(AnnotateMode mode);
 // rewritten to resolve from `output_dir`; when a data file is not inside `output_dir` no valid
 // location exists (ONNX takes none outside the model's directory) and this fails with InvalidInput
 // saying where to write instead (relocateExternalData in model_proto.h).
-Expected<std::string> annotatedModelBytes(const std::filesystem::path& input, const OnnxGraph& graph,
+Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGraph& graph,
                                           const PlacementPlan& plan, AnnotateMode mode,
                                           const std::filesystem::path& output_dir = {});
 

@@ -14,12 +14,43 @@
 
 namespace placer {
 
-Expected<onnx::ModelProto> readModelProto(const std::filesystem::path& path) {
-  auto read = readInputFile(path, kMaxModelBytes);
-  if (!read) return read.status();
-  const std::string& bytes = *read;
+ModelSource ModelSource::inMemory(std::string_view bytes, std::string name, std::filesystem::path directory) {
+  ModelSource source;
+  source.bytes = bytes;
+  source.name = std::move(name);
+  source.directory = std::move(directory);
+  source.from_memory = true;
+  return source;
+}
+
+ModelSource ModelSource::owning(std::string bytes, std::string name, std::filesystem::path directory) {
+  auto owner = std::make_shared<const std::string>(std::move(bytes));
+  ModelSource source = inMemory(*owner, std::move(name), std::move(directory));
+  source.owner = std::move(owner);
+  return source;
+}
+
+std::string ModelSource::displayName() const {
+  return from_memory ? name : path.string();
+}
+
+std::filesystem::path ModelSource::dataDirectory() const {
+  if (!from_memory) return modelDirectory(path);
+  return modelDirectory((directory.empty() ? std::filesystem::path(".") : directory) / "model.onnx");
+}
+
+Expected<onnx::ModelProto> readModelProto(const ModelSource& source) {
+  std::string file_bytes;
+  std::string_view bytes = source.bytes;
+  if (!source.fromMemory()) {
+    auto read = readInputFile(source.path, kMaxModelBytes);
+    if (!read) return read.status();
+    file_bytes = std::move(*read);
+    bytes = file_bytes;
+  }
+  const std::string path = source.displayName();
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return invalidInput(path.string() +
+    return invalidInput(path +
                         ": a model file over 2 GB cannot be one protobuf message; store the "
                         "weights as external data");
   }
@@ -29,11 +60,13 @@ Expected<onnx::ModelProto> readModelProto(const std::filesystem::path& path) {
   // The default 64 MB limit is far below what a model with inline weights needs.
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
   if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    return invalidInput(path.string() +
-                        ": not a valid ONNX model (the file is truncated or is not an ONNX protobuf)");
+    return invalidInput(path + (source.fromMemory() ? ": not a valid ONNX model (the bytes are truncated or are not "
+                                                      "an ONNX protobuf)"
+                                                    : ": not a valid ONNX model (the file is truncated or is not "
+                                                      "an ONNX protobuf)"));
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
-    return invalidInput(path.string() + ": not an ONNX model (no graph or no IR version)");
+    return invalidInput(path + ": not an ONNX model (no graph or no IR version)");
   }
   return model;
 }
@@ -90,9 +123,9 @@ std::filesystem::path modelDirectory(const std::filesystem::path& model_path) {
   return normalDirectory(normalDirectory(model_path).parent_path());
 }
 
-Status relocateExternalData(onnx::GraphProto& graph, const std::filesystem::path& model_path,
+Status relocateExternalData(onnx::GraphProto& graph, const ModelSource& source,
                             const std::filesystem::path& output_dir) {
-  const std::filesystem::path from = modelDirectory(model_path);
+  const std::filesystem::path from = source.dataDirectory();
   const std::filesystem::path to = normalDirectory(output_dir);
   if (from == to) return Status::ok();
   // Every location is checked before any is changed, so a failure leaves the graph as it was.
@@ -106,7 +139,7 @@ Status relocateExternalData(onnx::GraphProto& graph, const std::filesystem::path
         const std::filesystem::path file = (from / location).lexically_normal();
         const std::filesystem::path relative = file.lexically_relative(to);
         if (relative.empty() || *relative.begin() == "..") {
-          return invalidInput(model_path.string() + ": tensor '" + tensor.name() + "' keeps its data in " +
+          return invalidInput(source.displayName() + ": tensor '" + tensor.name() + "' keeps its data in " +
                               file.string() + ", which a model in " + to.string() +
                               " cannot reference (ONNX resolves external data inside the model's own "
                               "directory: no '..', no absolute path); write the output into " +

@@ -136,12 +136,12 @@ Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const s
 
 }  // namespace
 
-Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOptions& options) {
-  auto parsed = readModelProto(path);
+Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& options) {
+  auto parsed = readModelProto(source);
   if (!parsed) return parsed.status();
   onnx::ModelProto& model = *parsed;
   OnnxGraph out;
-  out.path = path.string();
+  out.path = source.displayName();
   out.ir_version = model.ir_version();
   for (const auto& opset : model.opset_import())
     out.opsets[opset.domain()] = opset.version();
@@ -212,7 +212,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       if (name.empty()) continue;
       if (producer_of.count(name) ||
           (out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_graph_input)) {
-        return invalidInput(path.string() + ": " + nodeLabel(node, i) + " writes tensor '" + name +
+        return invalidInput(out.path + ": " + nodeLabel(node, i) + " writes tensor '" + name +
                             "', which is already defined");
       }
       producer_of[name] = i;
@@ -311,7 +311,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
       }
       const bool known = out.tensor_index.count(name) || producer_of.count(name);
       if (!known) {
-        return invalidInput(path.string() + ": " + nodeLabel(proto, i) + " reads tensor '" + name +
+        return invalidInput(out.path + ": " + nodeLabel(proto, i) + " reads tensor '" + name +
                             "', which no node, initializer or graph input produces");
       }
       tensor(name);
@@ -421,7 +421,7 @@ Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOption
   if (seen != n) {
     for (int v = 0; v < n; ++v) {
       if (indegree[v] > 0) {
-        return invalidInput(path.string() + ": the graph has a cycle through " +
+        return invalidInput(out.path + ": the graph has a cycle through " +
                             nodeLabel(graph.node(out.nodes[v].onnx_index), out.nodes[v].onnx_index));
       }
     }

@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/shape.h"
@@ -114,8 +116,40 @@ struct LoadOptions {
   bool isolate_shape_inference = true;
 };
 
+// Where a model comes from: a file, or a serialized ModelProto in memory (an embedder's model, which
+// it never has to write to disk). Every reader of the model (the loader, the annotated model's and
+// the stage sub-models' writers) reads the same source, so its bytes must outlive them: `owner`
+// keeps them alive when the source holds a copy, otherwise the caller does. Relative external-data
+// locations of a model in memory resolve from `directory` (default: the working directory, as ONNX
+// Runtime does for a model given as bytes).
+struct ModelSource {
+  ModelSource() = default;
+  ModelSource(std::filesystem::path file) : path(std::move(file)) {}  // NOLINT: implicit by design
+  ModelSource(const char* file) : path(file) {}                       // NOLINT: implicit by design
+  ModelSource(const std::string& file) : path(file) {}                // NOLINT: implicit by design
+  // A model in memory: `bytes` are not copied; `name` is what messages call it.
+  static ModelSource inMemory(std::string_view bytes, std::string name = "model bytes",
+                              std::filesystem::path directory = {});
+  // The same, owning a copy of the bytes.
+  static ModelSource owning(std::string bytes, std::string name = "model bytes",
+                            std::filesystem::path directory = {});
+
+  bool fromMemory() const { return from_memory; }
+  // The file's path, or the in-memory model's name: what messages and reports call the model.
+  std::string displayName() const;
+  // The directory relative external-data locations resolve from (absolute, lexically normal).
+  std::filesystem::path dataDirectory() const;
+
+  std::filesystem::path path;  // the file (empty for a model in memory)
+  std::string_view bytes;      // the serialized model, when in memory
+  std::shared_ptr<const std::string> owner;
+  std::string name;
+  std::filesystem::path directory;
+  bool from_memory = false;
+};
+
 // Loads, validates and shape-infers a model. Fails with the file named on: unreadable, truncated or
 // non-ONNX files, a graph with a cycle, a node reading a tensor nobody produces.
-Expected<OnnxGraph> loadOnnx(const std::filesystem::path& path, const LoadOptions& options = {});
+Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& options = {});
 
 }  // namespace placer

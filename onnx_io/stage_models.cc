@@ -410,11 +410,11 @@ Json tensorJson(const TensorInfo& tensor) {
   return out;
 }
 
-Json manifestJson(const std::filesystem::path& input, const OnnxGraph& graph, const PlacementPlan& plan,
+Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const PlacementPlan& plan,
                   const StageSplitter& splitter, const std::filesystem::path& external_data_dir) {
   Json manifest;
   manifest["version"] = 1;
-  manifest["model"] = input.filename().string();
+  manifest["model"] = input.fromMemory() ? input.name : input.path.filename().string();
   manifest["objective"] = plan.objective;
   manifest["max_load_seconds"] = plan.value;
   manifest["layer_assignment_settings"] = plan.layerAssignmentSettings();
@@ -464,7 +464,7 @@ Json manifestJson(const std::filesystem::path& input, const OnnxGraph& graph, co
 
 }  // namespace
 
-Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
+Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph,
                                     const PlacementPlan& plan, const std::filesystem::path& output_dir) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
@@ -476,14 +476,14 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
   base.clear_training_info();
   // Locations resolve from the stages' directory when it holds the data files; else they keep
   // resolving from the model's, which the manifest names.
-  std::filesystem::path data_dir = modelDirectory(input);
+  std::filesystem::path data_dir = input.dataDirectory();
   if (!output_dir.empty() && relocateExternalData(original, input, output_dir)) {
     data_dir = modelDirectory(output_dir / "stage.onnx");
   }
 
   StageSplitter splitter(graph, plan, original);
-  if (Status status = splitter.checkPlan(input.string()); !status) return status;
-  if (Status status = splitter.assign(); !status) return status.withContext(input.string());
+  if (Status status = splitter.checkPlan(input.displayName()); !status) return status;
+  if (Status status = splitter.assign(); !status) return status.withContext(input.displayName());
 
   StageSet out;
   bool external_data = false;
@@ -494,12 +494,12 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
       external_data = external_data || init.data_location() == onnx::TensorProto::EXTERNAL;
     }
     if (stage.ByteSizeLong() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      return unsupported("stage " + std::to_string(k) + " of " + input.string() +
+      return unsupported("stage " + std::to_string(k) + " of " + input.displayName() +
                          " exceeds protobuf's 2 GB limit; store the model's weights as external data");
     }
     StageModel model{"stage" + std::to_string(k) + ".onnx", {}};
     if (!stage.SerializeToString(&model.bytes)) {
-      return internalError("cannot serialize stage " + std::to_string(k) + " of " + input.string());
+      return internalError("cannot serialize stage " + std::to_string(k) + " of " + input.displayName());
     }
     out.models.push_back(std::move(model));
   }
@@ -509,7 +509,7 @@ Expected<StageSet> buildStageModels(const std::filesystem::path& input, const On
             .dump(2) +
         "\n";
   } catch (const nlohmann::json::exception& e) {  // a tensor name that is not UTF-8
-    return invalidInput(input.string() + ": cannot write pipeline.json: a tensor name is not valid UTF-8 (" +
+    return invalidInput(input.displayName() + ": cannot write pipeline.json: a tensor name is not valid UTF-8 (" +
                         e.what() + ")");
   }
   return out;

@@ -45,7 +45,7 @@ struct StageSet {
 // `plan`, to be written into `output_dir` (empty: the input's directory). Fails on an unreadable
 // model, a plan that does not fit `graph`, a stage reading a tensor that a later stage produces, or a
 // stage too large for one protobuf (2 GB).
-Expected<StageSet> buildStageModels(const std::filesystem::path& input, const OnnxGraph& graph,
+Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph,
                                     const PlacementPlan& plan, const std::filesystem::path& output_dir = {});
 
 }  // namespace placer

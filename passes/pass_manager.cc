@@ -77,7 +77,8 @@ void registerBuiltinPasses(PassRegistry& registry) {
   registry.add("expand", "map the placement back onto the original nodes", noArgument<ExpandPass>());
 }
 
-Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view pipeline) {
+Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view pipeline,
+                                  const PassArguments& arguments) {
   std::size_t pos = 0;
   while (pos <= pipeline.size()) {
     std::size_t comma = pipeline.find(',', pos);
@@ -90,6 +91,7 @@ Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view
       name = item.substr(0, eq);
       argument = item.substr(eq + 1);
     }
+    if (auto given = arguments.find(name); given != arguments.end()) argument = given->second;
     auto pass = registry.create(name, argument);
     if (!pass) return pass.status();
     add(std::move(*pass));
@@ -134,11 +136,12 @@ std::string defaultPipeline(std::string_view algorithm, Goal goal) {
   return reductions + "," + partition + ",expand";
 }
 
-Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx) {
+Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx,
+                                      const PassArguments& arguments) {
   PassRegistry registry;
   registerBuiltinPasses(registry);
   PassManager manager;
-  if (Status s = manager.parsePipeline(registry, pipeline); !s) return s;
+  if (Status s = manager.parsePipeline(registry, pipeline, arguments); !s) return s;
   if (Status s = manager.run(problem, ctx); !s) return s;
   if (!ctx.solve) return unsupported("the pipeline '" + std::string(pipeline) + "' has no partition pass");
   if (!ctx.mappings.empty() || ctx.solve->placement.device_of.size() != boost::num_vertices(problem.graph)) {

@@ -20,6 +20,11 @@ namespace placer {
 
 using PassFactory = std::function<Expected<std::unique_ptr<Pass>>(std::string_view argument)>;
 
+// Arguments given outside the pipeline text, by pass name, which replace what the pipeline says for
+// every pass of that name: {"partition": "ip"} is how --algorithm reaches the partition pass of a
+// pipeline written with "partition", "partition=auto" or "partition=dp".
+using PassArguments = std::map<std::string, std::string, std::less<>>;
+
 class PassRegistry {
  public:
   void add(std::string name, std::string help, PassFactory factory);
@@ -57,8 +62,10 @@ struct PassRecord {
 class PassManager {
  public:
   void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
-  // Appends the passes of a comma-separated pipeline ("name" or "name=argument").
-  Status parsePipeline(const PassRegistry& registry, std::string_view pipeline);
+  // Appends the passes of a comma-separated pipeline ("name" or "name=argument"); a pass named in
+  // `arguments` gets that argument instead of the pipeline's.
+  Status parsePipeline(const PassRegistry& registry, std::string_view pipeline,
+                       const PassArguments& arguments = {});
   // Runs every pass in order; on failure the message is prefixed with the failing pass's name.
   Status run(Problem& problem, PassContext& ctx);
   const std::vector<PassRecord>& log() const { return log_; }
@@ -74,7 +81,8 @@ struct PipelineOutcome {
   SolveResult solve;
   std::vector<PassRecord> log;
 };
-Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx = {});
+Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx = {},
+                                      const PassArguments& arguments = {});
 
 // Structural invariants of a problem: nets well-formed, every original node in exactly one vertex,
 // and (unless cycles_allowed) an acyclic forward graph.

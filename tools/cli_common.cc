@@ -10,7 +10,9 @@
 
 #include <memory>
 
+#include "onnx_io/annotated_model.h"
 #include "onnx_io/output_files.h"
+#include "api/workload.h"
 #include "onnx_io/report.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
@@ -181,17 +183,14 @@ void DeviceOverrides::applyTo(Problem& problem) const {
 }
 
 int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload, Problem& out) {
-  DeviceOverrides overrides;
-  if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, command);
-  SharedWeightMode shared_weights = SharedWeightMode::Auto;
-  if (auto error = parseSharedWeights(args, shared_weights)) return usageError(*error, command);
-  auto problem = readWorkload(workload);
-  if (!problem) return fail(problem.status());
-  overrides.applyTo(*problem);
-  if (Status s = applySharedWeightMode(*problem, shared_weights); !s) {
+  api::PlaceOptions options;
+  if (auto error = parseRunOptions(args, options)) return usageError(*error, command);
+  auto problem = api::loadWorkload(workload, options);
+  if (!problem) {
     // --shared-weights replicate on a training workload: a command line the workload does not allow.
-    if (s.code() == StatusCode::Unsupported) return usageError(workload + ": " + s.message(), "");
-    return fail(s.withContext(workload));
+    if (problem.status().code() == StatusCode::Unsupported)
+      return usageError(workload + ": " + problem.status().message(), "");
+    return fail(problem.status());
   }
   out = std::move(*problem);
   return kOk;
@@ -261,28 +260,19 @@ std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode
   return std::nullopt;
 }
 
-std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
-                                              SolverSettings& settings) {
-  goal = Goal::Throughput;
+std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& options) {
   if (auto it = args.values.find("objective"); it != args.values.end()) {
     if (it->second == "latency") {
-      goal = Goal::Latency;
+      options.goal = Goal::Latency;
     } else if (it->second != "throughput") {
       return "--objective must be throughput or latency (got '" + it->second + "')";
     }
   }
-  algorithm = "auto";
   if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    const SolverInfo* solver = builtinSolvers().find(it->second);
-    if (!solver) return "--algorithm must be " + builtinSolvers().names() + " (got '" + it->second + "')";
-    if (goal == Goal::Latency && !solver->latency)
-      return "--algorithm " + solver->name + " does not minimise latency";
-    if (goal == Goal::Throughput && !solver->throughput) {
-      return "--algorithm " + solver->name + " is a latency solver (" + solver->summary +
-             "): use it with --objective latency";
-    }
-    algorithm = it->second;
+    options.algorithm = it->second;
+    options.algorithm_given = true;
   }
+  SolverSettings& settings = options.solver;
   if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
     auto v = parseInteger(it->second);
     if (!v || *v < 1) return "--max-ideals must be a positive integer";
@@ -291,14 +281,9 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
   if (auto it = args.values.find("time-limit"); it != args.values.end()) {
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--time-limit must be a number of seconds >= 0";
-    settings.time_limit = *v;
-  } else if (algorithm == "auto") {
-    settings.time_limit = kAutoTimeLimit;
+    options.time_limit = *v;
   }
-  if (auto it = args.values.find("orders"); it != args.values.end()) {
-    if (auto phases = parseOrderPhases(it->second); !phases) return phases.status().message();
-    settings.orders = it->second;
-  }
+  if (auto it = args.values.find("orders"); it != args.values.end()) settings.orders = it->second;
   if (auto it = args.values.find("seed"); it != args.values.end()) {
     auto v = parseInteger(it->second);
     if (!v || *v < 0) return "--seed must be a non-negative integer";
@@ -317,7 +302,6 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
   if (auto it = args.values.find("mip-solver"); it != args.values.end()) {
     auto backend = mip::parseBackend(it->second);
     if (!backend) return "--mip-solver must be glpk or cbc (got '" + it->second + "')";
-    if (!mip::backendAvailable(*backend)) return "--mip-solver " + it->second + ": " + mip::kNoCbcMessage;
     settings.mip_backend = *backend;
   }
   if (auto it = args.values.find("subgraphs-per-accelerator"); it != args.values.end()) {
@@ -325,6 +309,45 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
     if (!v || *v < 1 || *v > 64) return "--subgraphs-per-accelerator must be an integer from 1 to 64";
     settings.subgraphs_per_accelerator = static_cast<int>(*v);
   }
+  DeviceOverrides overrides;
+  if (auto error = parseDeviceOverrides(args, overrides)) return error;
+  options.accelerators = overrides.accelerators;
+  options.cpus = overrides.cpus;
+  options.memory = overrides.memory;
+  options.overlap = overrides.overlap;
+  if (auto error = parseSharedWeights(args, options.shared_weights)) return error;
+  if (auto it = args.values.find("devices"); it != args.values.end()) options.devices = it->second;
+  if (auto it = args.repeated.find("dim"); it != args.repeated.end()) {
+    for (const std::string& item : it->second) {
+      auto eq = item.find('=');
+      auto value = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(eq + 1));
+      if (!value || *value < 1 || eq == 0)
+        return "--dim must be NAME=VALUE with a positive VALUE (got '" + item + "')";
+      options.dims[item.substr(0, eq)] = *value;
+    }
+  }
+  if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end())
+    options.cost_profiles.assign(it->second.begin(), it->second.end());
+  if (auto it = args.values.find("cost-plugin"); it != args.values.end()) options.cost_plugin = it->second;
+  if (auto it = args.values.find("annotate"); it != args.values.end()) {
+    auto mode = parseAnnotateMode(it->second);
+    if (!mode) return "--annotate must be metadata, ort or onnx-ir11 (got '" + it->second + "')";
+    options.annotate = *mode;
+  }
+  if (auto it = args.values.find("pipeline"); it != args.values.end()) options.pipeline = it->second;
+  options.verify_each = args.flags.count("verify-each") > 0;
+  return std::nullopt;
+}
+
+std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,
+                                              SolverSettings& settings) {
+  api::PlaceOptions options;
+  options.solver = settings;
+  if (auto error = parseRunOptions(args, options)) return error;
+  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return s.message();
+  algorithm = options.algorithm;
+  goal = options.goal;
+  settings = options.solver;
   return std::nullopt;
 }
 
@@ -333,30 +356,6 @@ std::vector<OptionSpec> solverOptionSpecs() {
           {"time-limit", true}, {"mip-gap", true},   {"mip-solver", true},
           {"orders", true},     {"seed", true},      {"threads", true},
           {"subgraphs-per-accelerator", true}};
-}
-
-std::string solverName(const std::string& algorithm, const SolveResult& solve) {
-  return solve.solver.empty() || solve.solver == algorithm ? algorithm : algorithm + " -> " + solve.solver;
-}
-
-nlohmann::ordered_json solverJson(const std::string& algorithm, const SolveResult& solve) {
-  nlohmann::ordered_json out = {{"algorithm", algorithm}};
-  if (!solve.solver.empty()) out["chosen"] = solve.solver;
-  out["status"] = toString(solve.status);
-  if (!solve.message.empty()) out["how"] = solve.message;
-  out["ideals"] = solve.stats.ideals;
-  out["idealPairs"] = solve.stats.ideal_pairs;
-  out["orders"] = solve.stats.orders;
-  out["branchAndBoundNodes"] = solve.stats.mip_nodes;
-  if (!solve.stats.mip_solver.empty()) out["mipSolver"] = solve.stats.mip_solver;
-  return out;
-}
-
-void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
-  out["status"] = toString(solve.status);
-  out["bound"] = solve.bound;
-  out["gap"] = solve.gap;
-  addCertificateFields(out, solve.certificate);
 }
 
 namespace {

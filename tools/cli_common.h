@@ -15,6 +15,8 @@
 #include "core/problem.h"
 #include "core/shared_weights.h"
 #include "core/status.h"
+#include "api/options.h"
+#include "api/workload.h"
 #include "passes/pass.h"
 
 namespace placer::cli {
@@ -69,6 +71,12 @@ int loadWorkloadProblem(const Args& args, const std::string& command, const std:
 // training; core/shared_weights.h).
 std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode& out);
 
+// Every option of a run that `args` holds, each parsed on its own, into `options` (api::validate then
+// checks them together): the objective, the algorithm and its limits, the devices and their
+// overrides, --dim, --shared-weights, the cost sources, --annotate, --pipeline and --verify-each.
+// A usage error's text otherwise.
+std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& options);
+
 // --objective (throughput or latency), --algorithm (a solver of the registry; default auto),
 // --max-ideals, --time-limit, --mip-gap, --mip-solver, --orders, --seed, --threads and
 // --subgraphs-per-accelerator, shared by partition, place and bound.
@@ -79,14 +87,10 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
 // The solver options above, for a command's option table.
 std::vector<OptionSpec> solverOptionSpecs();
 
-// "auto -> slicegraph" when auto chose another solver, else the algorithm's name.
-std::string solverName(const std::string& algorithm, const SolveResult& solve);
-// The output's "solver" object: the algorithm asked for, the one chosen, the status, how the answer
-// was found, and the search's counters.
-nlohmann::ordered_json solverJson(const std::string& algorithm, const SolveResult& solve);
-
-// The top-level "status", "bound" and "gap" of a result (how far from optimal it is proven to be).
-void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve);
+// The output's pieces that `partition` and `place` share (api/workload.h).
+using api::addCertificate;
+using api::solverJson;
+using api::solverName;
 
 // Progress on standard error once a solve has run for a second ("onnx-placer: [slicegraph]
 // 3200/20100 (16%, ETA 21 s) orders, best 27.9 (random 17), 4.0 s"): one line rewritten in place when

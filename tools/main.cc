@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/workload.h"
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "core/synthetic.h"
@@ -164,79 +165,45 @@ Options:
 int runPartition(const Args& args) {
   if (args.positional.size() != 1) return usageError("partition takes one WORKLOAD.json", "partition");
   const std::string workload = args.positional.front();
-  std::string algorithm;
-  Goal goal = Goal::Throughput;
-  PassContext ctx;
-  if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver))
-    return usageError(*error, "partition");
-  const bool gpipe = args.flags.count("gpipe") > 0;
-  if (gpipe && (goal != Goal::Throughput || (algorithm != "ip" && algorithm != "ip-noncontig"))) {
-    return usageError("--gpipe needs the throughput objective and --algorithm ip or ip-noncontig",
-                      "partition");
-  }
-  std::string pipeline =
-      args.values.count("pipeline") ? args.values.at("pipeline") : defaultPipeline(algorithm, goal);
-  // --algorithm also sets the partition pass of a pipeline given with --pipeline.
-  if (auto pos = pipeline.find("partition=dp"); pos != std::string::npos && args.values.count("algorithm")) {
-    std::size_t end = pipeline.find(',', pos);
-    pipeline.replace(pos, (end == std::string::npos ? pipeline.size() : end) - pos, "partition=" + algorithm);
-  }
-  {
-    PassRegistry registry;
-    registerBuiltinPasses(registry);
-    PassManager check;
-    if (Status s = check.parsePipeline(registry, pipeline); !s) return usageError(s.message(), "partition");
-  }
-  ctx.verify_each = args.flags.count("verify-each") > 0;
+  api::PlaceOptions options;
+  if (auto error = parseRunOptions(args, options)) return usageError(*error, "partition");
+  options.gpipe = args.flags.count("gpipe") > 0;
+  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), "partition");
   const bool quiet = args.flags.count("quiet") > 0;
 
   Problem problem;
   if (int rc = loadWorkloadProblem(args, "partition", workload, problem); rc != kOk) return rc;
-  problem.objective.goal = goal;
-  problem.objective.gpipe = gpipe;
 
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  if (!quiet) ctx.solver.progress = progressPrinter(start);
-  ctx.solver.budget = Budget(ctx.solver.time_limit, &interruptFlag());
-  auto outcome = runPipeline(std::move(problem), pipeline, ctx);
+  api::RunControl control;
+  control.stop = &interruptFlag();
+  if (!quiet) control.progress = progressPrinter(control.start);
+  auto partitioned = api::partitionWorkload(std::move(problem), options, control);
   endProgressLine();
-  if (!outcome) return fail(outcome.status().withContext(workload));
+  if (!partitioned) return fail(partitioned.status().withContext(workload));
 
-  const SolveResult& solve = outcome->solve;
-  nlohmann::ordered_json out;
-  if (goal == Goal::Latency) {
-    auto latency = evaluateLatency(outcome->problem, solve.placement.device_of);
-    if (!latency) return fail(latency.status().withContext(workload));
-    out = latencyPlacementToJson(outcome->problem, solve.placement, *latency);
-  } else {
-    out = placementToJson(outcome->problem, solve.placement,
-                          evaluateThroughput(outcome->problem, solve.placement.device_of));
-    if (gpipe) out["gpipeObjective"] = solve.value;
-  }
-  addCertificate(out, solve);
-  out["solver"] = solverJson(algorithm, solve);
-  if (Status s = emit(args, jsonText(out, 4) + "\n", {workload}); !s) return fail(s);
+  const SolveResult& solve = partitioned->solve;
+  if (Status s = emit(args, jsonText(partitioned->output, 4) + "\n", {workload}); !s) return fail(s);
   if (args.flags.count("log")) {
-    for (const PassRecord& r : outcome->log) {
+    for (const PassRecord& r : partitioned->log) {
       std::fprintf(stderr, "onnx-placer: pass %-10s %6zu -> %6zu nodes, %6zu -> %6zu edges, %8.3f s  %s\n",
                    r.name.c_str(), r.nodes_before, r.nodes_after, r.edges_before, r.edges_after, r.seconds,
                    r.note.c_str());
     }
   }
   if (!quiet) {
-    const char* what = goal == Goal::Latency ? "latency" : gpipe ? "max FW + max BW" : "max-load";
+    const Goal goal = options.goal;
+    const char* what = goal == Goal::Latency ? "latency" : options.gpipe ? "max FW + max BW" : "max-load";
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
     std::fprintf(stderr, "onnx-placer: %s %.10g, %s (%s, %s", what, solve.value,
-                 certificateSummary(solve.certificate).c_str(), solverName(algorithm, solve).c_str(),
+                 certificateSummary(solve.certificate).c_str(), solverName(options.algorithm, solve).c_str(),
                  toString(solve.status));
     if (solve.status == SolveStatus::Feasible && solve.bound > 0) {
       std::fprintf(stderr, ", its own bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);
     }
-    std::fprintf(stderr, "), %.2f s\n", elapsed());
+    std::fprintf(stderr, "), %.2f s\n", elapsed);
     if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
-      say("", algorithm + ": " + solve.message);
+      say("", options.algorithm + ": " + solve.message);
   }
   return kOk;
 }

@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+#include "api/model.h"
+#include "api/place.h"
 #include "core/evaluate.h"
 #include "cost_model/cost_model.h"
 #include "cost_model/cost_sources.h"
@@ -133,28 +135,15 @@ runs one of their readers); with --shared-weights colocate their readers share a
 )";
 
 Expected<DeviceSpec> resolveDevices(const Args& args) {
-  auto it = args.values.find("devices");
-  if (it == args.values.end()) return devicePreset(kDefaultDevicePreset);
-  std::error_code ec;
-  if (std::filesystem::exists(it->second, ec)) return readDeviceSpec(it->second);
-  auto preset = devicePreset(it->second);
-  if (!preset) {
-    return invalidInput("--devices " + it->second +
-                        " is neither a file nor a preset: " + preset.status().message());
-  }
-  return preset;
+  api::PlaceOptions options;
+  if (auto it = args.values.find("devices"); it != args.values.end()) options.devices = it->second;
+  return api::resolveDevices(options, api::OptionNaming::Flag);
 }
 
 std::optional<std::string> parseLoadOptions(const Args& args, LoadOptions& options) {
-  auto it = args.repeated.find("dim");
-  if (it == args.repeated.end()) return std::nullopt;
-  for (const std::string& item : it->second) {
-    auto eq = item.find('=');
-    auto value = eq == std::string::npos ? std::nullopt : parseInteger(item.substr(eq + 1));
-    if (!value || *value < 1 || eq == 0)
-      return "--dim must be NAME=VALUE with a positive VALUE (got '" + item + "')";
-    options.dims[item.substr(0, eq)] = *value;
-  }
+  api::PlaceOptions parsed;
+  if (auto error = parseRunOptions(args, parsed)) return error;
+  options.dims = parsed.dims;
   return std::nullopt;
 }
 
@@ -166,60 +155,25 @@ const std::vector<OptionSpec> kModelOptions{
     {"cost-plugin", true}, {"quiet", false},        {"help", false},
     {"output", true},      {"shared-weights", true}};
 
-// --accelerators, --cpus, --memory applied to a device specification.
-std::optional<std::string> applyCounts(const Args& args, DeviceSpec& spec) {
-  DeviceOverrides overrides;
-  if (auto error = parseDeviceOverrides(args, overrides)) return error;
-  if (overrides.accelerators) spec.accelerators.count = *overrides.accelerators;
-  if (overrides.cpus) spec.cpus.count = *overrides.cpus;
-  if (overrides.memory) spec.accelerators.memory = *overrides.memory;
-  return std::nullopt;
+// Shared front half of place, inspect, bound and export-workload: options, model, devices, costs.
+// With `report` false the loader's warnings and the cost notes are left in `out` for the caller to show.
+int loadAndAnnotate(const Args& args, const char* command, const api::PlaceOptions& options,
+                    api::LoadedModel& out, bool report = true) {
+  if (args.positional.size() != 1) return usageError(std::string(command) + " takes one MODEL.onnx", command);
+  auto model = api::loadModel(args.positional.front(), options, api::OptionNaming::Flag);
+  if (!model) return fail(model.status());
+  out = std::move(*model);
+  if (report && !args.flags.count("quiet")) {
+    for (const auto& [prefix, text] : out.messages())
+      say(prefix, text);
+  }
+  return kOk;
 }
 
-struct LoadedModel {
-  OnnxGraph graph;
-  DeviceSpec devices;
-  Annotation annotation;
-  SharedWeightMode shared_weights = SharedWeightMode::Auto;
-};
-
-// Shared front half of place and export-workload: options, model, devices, costs.
-// With `report` false the loader's warnings and the cost notes are left in `out` for the caller to show.
-int loadAndAnnotate(const Args& args, const char* command, LoadedModel& out, bool report = true) {
-  if (args.positional.size() != 1) return usageError(std::string(command) + " takes one MODEL.onnx", command);
-  LoadOptions load_options;
-  if (auto error = parseLoadOptions(args, load_options)) return usageError(*error, command);
-  DeviceOverrides check;
-  if (auto error = parseDeviceOverrides(args, check)) return usageError(*error, command);
-  AnnotateOptions annotate_options;
-  if (auto error = parseSharedWeights(args, annotate_options.shared_weights))
-    return usageError(*error, command);
-  out.shared_weights = annotate_options.shared_weights;
-  auto devices = resolveDevices(args);
-  if (!devices) return fail(devices.status());
-  out.devices = *devices;
-  if (auto error = applyCounts(args, out.devices)) return usageError(*error, command);
-  auto graph = loadOnnx(args.positional.front(), load_options);
-  if (!graph) return fail(graph.status());
-  out.graph = std::move(*graph);
-  if (report && !args.flags.count("quiet")) {
-    for (const std::string& w : out.graph.warnings)
-      say("warning: ", w);
-  }
-  // Measured times (--cost-profile) first; the roofline estimate answers for everything else.
-  CostSources sources;
-  if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end())
-    sources.profiles.assign(it->second.begin(), it->second.end());
-  if (auto it = args.values.find("cost-plugin"); it != args.values.end()) sources.plugin = it->second;
-  auto annotation = annotateModel(out.graph, out.devices, sources, annotate_options);
-  if (!annotation) return fail(annotation.status());
-  out.annotation = std::move(*annotation);
-  if (report && !args.flags.count("quiet")) {
-    for (const std::string& note : out.annotation.notes)
-      say("", note);
-    for (const std::string& w : out.annotation.warnings)
-      say("warning: ", w);
-  }
+// The options of a model command that takes no solver options.
+int modelCommandOptions(const Args& args, const char* command, api::PlaceOptions& options) {
+  if (auto error = parseRunOptions(args, options)) return usageError(*error, command);
+  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), command);
   return kOk;
 }
 
@@ -230,8 +184,10 @@ std::vector<OptionSpec> modelOptions() {
 }
 
 int loadModelProblem(const Args& args, const char* command, Problem& out) {
-  LoadedModel model;
-  if (int rc = loadAndAnnotate(args, command, model); rc != kOk) return rc;
+  api::PlaceOptions options;
+  if (int rc = modelCommandOptions(args, command, options); rc != kOk) return rc;
+  api::LoadedModel model;
+  if (int rc = loadAndAnnotate(args, command, options, model); rc != kOk) return rc;
   out = std::move(model.annotation.problem);
   return kOk;
 }
@@ -256,95 +212,47 @@ std::vector<OptionSpec> exportWorkloadOptions() {
 }
 
 int runPlace(const Args& args) {
-  const auto start = std::chrono::steady_clock::now();
-  std::string algorithm;
-  Goal goal = Goal::Throughput;
-  PassContext ctx;
-  if (auto error = parseSolverOptions(args, algorithm, goal, ctx.solver)) return usageError(*error, "place");
-  if (auto error = sameOutputPaths(args, {"output", "stages-dir", "report"}))
-    return usageError(*error, "place");
-  AnnotateMode annotate_mode = AnnotateMode::Ort;
-  if (auto it = args.values.find("annotate"); it != args.values.end()) {
-    auto mode = parseAnnotateMode(it->second);
-    if (!mode)
-      return usageError("--annotate must be metadata, ort or onnx-ir11 (got '" + it->second + "')", "place");
-    annotate_mode = *mode;
-  }
+  api::RunControl control;
+  api::PlaceOptions options;
+  if (auto error = parseRunOptions(args, options)) return usageError(*error, "place");
+  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), "place");
+  api::OutputFiles files;
+  if (auto it = args.values.find("output"); it != args.values.end()) files.model = it->second;
+  if (auto it = args.values.find("stages-dir"); it != args.values.end()) files.stages_dir = it->second;
+  if (auto it = args.values.find("report"); it != args.values.end()) files.report = it->second;
+  files.force = args.flags.count("force") > 0;
   // Refused before any work rather than after the solve.
-  const bool force = args.flags.count("force") > 0;
-  if (auto it = args.values.find("stages-dir"); it != args.values.end() && !force) {
-    if (Status s = replaceableAsStageDirectory(it->second); !s)
-      return fail(Status(s.code(), s.message() + " (--force replaces it)"));
+  if (Status s = api::checkOutputFiles(files, api::OptionNaming::Flag); !s) {
+    if (s.code() == StatusCode::Unsupported) return usageError(s.message(), "place");
+    return fail(s);
   }
   const std::atomic<bool>& stop = interruptFlag();
-  LoadedModel model;
-  if (int rc = loadAndAnnotate(args, "place", model); rc != kOk) return rc;
+  control.stop = &stop;
+  api::LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "place", options, model); rc != kOk) return rc;
   if (stop.load()) return fail(interrupted("interrupted"));
   const bool quiet = args.flags.count("quiet") > 0;
   if (!quiet) {
     const CostFidelity fidelity = costFidelity(model.graph, model.annotation);
     say("costs: ", fidelity.summary());
     if (auto w = fidelity.warning()) say("warning: ", *w);
+    control.progress = progressPrinter(control.start);
   }
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  if (!quiet) ctx.solver.progress = progressPrinter(start);
-  model.annotation.problem.objective.goal = goal;
-  ctx.solver.budget = Budget(ctx.solver.time_limit, &stop);
-  auto outcome = runPipeline(model.annotation.problem, defaultPipeline(algorithm, goal), ctx);
-  if (!outcome) return fail(outcome.status().withContext(model.graph.path));
-  const Evaluation eval = evaluateThroughput(outcome->problem, outcome->solve.placement.device_of);
-  PlacementPlan plan = makePlacementPlan(outcome->problem, outcome->solve, eval, algorithm);
-  if (goal == Goal::Latency) {
-    plan.objective = "latency";
-    plan.value = outcome->solve.value;
-  }
-  ReportContext report_context;
-  report_context.model = std::filesystem::path(model.graph.path).filename().string();
-  report_context.devices = model.devices.name;
-  report_context.seconds = elapsed();
-  report_context.shared_weights =
-      toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights));
-  report_context.accelerator = {model.devices.accelerators.op_overhead,
-                                model.devices.accelerators.boundary_overhead, 0};
-  report_context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
-                        model.devices.cpus.boundary_bandwidth};
-  const nlohmann::ordered_json report =
-      placementReport(report_context, outcome->problem, plan, eval, outcome->solve);
-  const std::string input = args.positional.front();
-
-  // All outputs or none: each is staged beside its destination, then all are moved into place. A
-  // failure or a signal before the end of the commit leaves the destinations as they were.
-  OutputTransaction outputs({input}, &stop);
-  if (args.values.count("output")) {
-    // External-data locations are rewritten to resolve from where the model is written.
-    auto bytes = annotatedModelBytes(input, model.graph, plan, annotate_mode,
-                                     std::filesystem::absolute(args.values.at("output")).parent_path());
-    if (!bytes) return fail(bytes.status());
-    if (Status s = outputs.stageFile(args.values.at("output"), *bytes); !s) return fail(s);
-  }
-  if (args.values.count("stages-dir")) {
-    auto built = buildStageModels(input, model.graph, plan, args.values.at("stages-dir"));
-    if (!built) return fail(built.status());
-    if (Status s = stageStageDirectory(outputs, args.values.at("stages-dir"), *built, force); !s)
-      return fail(s);
-  }
-  const std::string report_text = jsonText(report, 2) + "\n";
-  const auto report_path = args.values.find("report");
-  if (report_path != args.values.end()) {
-    if (Status s = outputs.stageFile(report_path->second, report_text); !s) return fail(s);
-  }
-  if (Status s = outputs.commit(); !s) return fail(s);
-  if (report_path == args.values.end()) std::cout << report_text << std::flush;
+  auto placed = api::solveModel(model, options, control);
+  endProgressLine();
+  if (!placed) return fail(placed.status());
+  if (Status s = api::writeOutputs(model, *placed, options.annotate, files, &stop); !s) return fail(s);
+  if (!files.report) std::cout << api::reportText(*placed) << std::flush;
   if (!quiet) {
-    const SolveResult& solve = outcome->solve;
+    const SolveResult& solve = placed->solve;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
     std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s), %s (%s, %s), %.2f s\n",
-                 goal == Goal::Latency ? "latency" : "max-load per sample", plan.value * 1e3,
-                 plan.stages.size(), certificateSummary(solve.certificate).c_str(),
-                 solverName(algorithm, solve).c_str(), plan.status.c_str(), elapsed());
+                 options.goal == Goal::Latency ? "latency" : "max-load per sample", placed->plan.value * 1e3,
+                 placed->plan.stages.size(), certificateSummary(solve.certificate).c_str(),
+                 solverName(options.algorithm, solve).c_str(), placed->plan.status.c_str(), elapsed);
     if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
-      say("", algorithm + ": " + solve.message);
+      say("", options.algorithm + ": " + solve.message);
   }
   return kOk;
 }
@@ -354,7 +262,7 @@ namespace {
 // What the cost model gives the whole model, for inspect: its time per sample on one device of each
 // kind, the part of it that is operator overhead, and the operators whose two times come from
 // different sources.
-nlohmann::ordered_json costSummary(const LoadedModel& model) {
+nlohmann::ordered_json costSummary(const api::LoadedModel& model) {
   const Problem& p = model.annotation.problem;
   const DeviceSpec& d = model.devices;
   double accelerator = 0, cpu = 0;
@@ -425,8 +333,10 @@ std::string microseconds(double seconds) {
 }  // namespace
 
 int runInspect(const Args& args) {
-  LoadedModel model;
-  if (int rc = loadAndAnnotate(args, "inspect", model, /*report=*/false); rc != kOk) return rc;
+  api::PlaceOptions options;
+  if (int rc = modelCommandOptions(args, "inspect", options); rc != kOk) return rc;
+  api::LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "inspect", options, model, /*report=*/false); rc != kOk) return rc;
   const OnnxGraph* graph = &model.graph;
   std::map<std::string, int> histogram;
   double flops = 0, macs = 0, weights = 0, weight_count = 0;
@@ -531,8 +441,10 @@ int runInspect(const Args& args) {
 }
 
 int runExportWorkload(const Args& args) {
-  LoadedModel model;
-  if (int rc = loadAndAnnotate(args, "export-workload", model); rc != kOk) return rc;
+  api::PlaceOptions options;
+  if (int rc = modelCommandOptions(args, "export-workload", options); rc != kOk) return rc;
+  api::LoadedModel model;
+  if (int rc = loadAndAnnotate(args, "export-workload", options, model); rc != kOk) return rc;
   Problem problem = model.annotation.problem;
   PassContext ctx;
   if (Status s = SubdividePass().run(problem, ctx); !s) return fail(s);

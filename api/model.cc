@@ -1,0 +1,80 @@
+#include "api/model.h"
+
+#include <filesystem>
+
+#include "cost_model/cost_sources.h"
+
+namespace placer::api {
+
+Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming naming) {
+  Expected<DeviceSpec> spec = invalidInput("no devices");
+  if (!options.devices_json.empty()) {
+    spec = parseDeviceSpec(options.devices_json, naming == OptionNaming::Flag ? "--devices" : "devices");
+  } else if (options.devices.empty()) {
+    spec = devicePreset(kDefaultDevicePreset);
+  } else {
+    std::error_code ec;
+    if (std::filesystem::exists(options.devices, ec)) {
+      spec = readDeviceSpec(options.devices);
+    } else {
+      spec = devicePreset(options.devices);
+      if (!spec) {
+        return invalidInput(optionName("devices", naming) + " " + options.devices +
+                            " is neither a file nor a preset: " + spec.status().message());
+      }
+    }
+  }
+  if (!spec) return spec;
+  if (options.accelerators) spec->accelerators.count = *options.accelerators;
+  if (options.cpus) spec->cpus.count = *options.cpus;
+  if (options.memory) spec->accelerators.memory = *options.memory;
+  return spec;
+}
+
+std::vector<std::pair<std::string, std::string>> LoadedModel::messages() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& w : graph.warnings)
+    out.emplace_back("warning: ", w);
+  for (const std::string& note : annotation.notes)
+    out.emplace_back("", note);
+  for (const std::string& w : annotation.warnings)
+    out.emplace_back("warning: ", w);
+  return out;
+}
+
+Expected<LoadedModel> readModel(const ModelSource& source, const PlaceOptions& options, OptionNaming naming) {
+  LoadedModel out;
+  out.source = source;
+  out.shared_weights = options.shared_weights;
+  auto devices = resolveDevices(options, naming);
+  if (!devices) return devices.status();
+  out.devices = std::move(*devices);
+  LoadOptions load;
+  load.dims = options.dims;
+  load.isolate_shape_inference = options.isolate_shape_inference;
+  auto graph = loadOnnx(source, load);
+  if (!graph) return graph.status();
+  out.graph = std::move(*graph);
+  return out;
+}
+
+Status costModel(LoadedModel& model, const PlaceOptions& options) {
+  CostSources sources;
+  sources.profiles = options.cost_profiles;
+  sources.plugin = options.cost_plugin;
+  AnnotateOptions annotate;
+  annotate.shared_weights = options.shared_weights;
+  auto annotation = annotateModel(model.graph, model.devices, sources, annotate);
+  if (!annotation) return annotation.status();
+  model.annotation = std::move(*annotation);
+  return Status::ok();
+}
+
+Expected<LoadedModel> loadModel(const ModelSource& source, const PlaceOptions& options, OptionNaming naming) {
+  auto model = readModel(source, options, naming);
+  if (!model) return model;
+  if (Status s = costModel(*model, options); !s) return s;
+  return model;
+}
+
+}  // namespace placer::api

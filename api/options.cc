@@ -1,0 +1,99 @@
+#include "api/options.h"
+
+#include "passes/pass_manager.h"
+#include "solvers/auto_solver.h"
+#include "solvers/registry.h"
+#include "solvers/slicegraph/search.h"
+
+namespace placer::api {
+
+std::string optionName(std::string_view flag, OptionNaming naming) {
+  if (naming == OptionNaming::Flag) return "--" + std::string(flag);
+  std::string key(flag);
+  for (char& c : key) {
+    if (c == '-') c = '_';
+  }
+  return "\"" + key + "\"";
+}
+
+namespace {
+
+Status usage(const std::string& message) {
+  return unsupported(message);
+}
+
+// The algorithm against the objective and --gpipe, as the registry describes the solver.
+Status checkAlgorithm(const PlaceOptions& options, OptionNaming naming) {
+  const std::string name = optionName("algorithm", naming);
+  const SolverInfo* solver = builtinSolvers().find(options.algorithm);
+  if (!solver) {
+    return usage(name + " must be " + builtinSolvers().names() + " (got '" + options.algorithm + "')");
+  }
+  if (options.goal == Goal::Latency && !solver->latency)
+    return usage(name + " " + solver->name + " does not minimise latency");
+  if (options.goal == Goal::Throughput && !solver->throughput) {
+    return usage(name + " " + solver->name + " is a latency solver (" + solver->summary + "): use it with " +
+                 optionName("objective", naming) + " latency");
+  }
+  if (options.gpipe && (options.goal != Goal::Throughput || !solver->gpipe)) {
+    std::string supporting;
+    for (const SolverInfo& s : builtinSolvers().all()) {
+      if (s.gpipe) supporting += (supporting.empty() ? "" : " or ") + s.name;
+    }
+    return usage(optionName("gpipe", naming) + " needs the throughput objective and " + name + " " +
+                 (supporting.empty() ? std::string("a solver that supports it") : supporting));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status validate(PlaceOptions& options, OptionNaming naming) {
+  if (Status s = checkAlgorithm(options, naming); !s) return s;
+  if (options.time_limit) {
+    if (!(*options.time_limit >= 0))
+      return usage(optionName("time-limit", naming) + " must be a number of seconds >= 0");
+    options.solver.time_limit = *options.time_limit;
+  } else if (options.algorithm == "auto") {
+    options.solver.time_limit = kAutoTimeLimit;
+  }
+  if (options.solver.max_ideals < 1) return usage(optionName("max-ideals", naming) + " must be a positive integer");
+  if (!(options.solver.mip_gap >= 0) || options.solver.mip_gap >= 1)
+    return usage(optionName("mip-gap", naming) + " must be a relative gap in [0, 1)");
+  if (!mip::backendAvailable(options.solver.mip_backend)) {
+    return usage(optionName("mip-solver", naming) + " " + mip::toString(options.solver.mip_backend) + ": " +
+                 mip::kNoCbcMessage);
+  }
+  if (!options.solver.orders.empty()) {
+    if (auto phases = parseOrderPhases(options.solver.orders); !phases) return usage(phases.status().message());
+  }
+  if (options.solver.threads < 0 || options.solver.threads > 1024)
+    return usage(optionName("threads", naming) + " must be an integer from 1 to 1024");
+  if (options.solver.subgraphs_per_accelerator < 1 || options.solver.subgraphs_per_accelerator > 64)
+    return usage(optionName("subgraphs-per-accelerator", naming) + " must be an integer from 1 to 64");
+  for (auto [key, value] : {std::pair{"accelerators", options.accelerators}, std::pair{"cpus", options.cpus}}) {
+    if (value && (*value < 0 || *value > 4096))
+      return usage(optionName(key, naming) + " must be an integer from 0 to 4096 (got " + std::to_string(*value) + ")");
+  }
+  if (options.memory && !(*options.memory >= 0))
+    return usage(optionName("memory", naming) + " must be a non-negative number of bytes");
+  for (const auto& [name, value] : options.dims) {
+    if (name.empty() || value < 1) {
+      return usage(optionName("dim", naming) + " must give a positive value to a named dimension (got '" + name +
+                   "=" + std::to_string(value) + "')");
+    }
+  }
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager check;
+  PassArguments arguments;
+  if (options.algorithm_given) arguments["partition"] = options.algorithm;
+  if (Status s = check.parsePipeline(registry, pipelineOf(options), arguments); !s) return usage(s.message());
+  return Status::ok();
+}
+
+std::string pipelineOf(const PlaceOptions& options) {
+  return options.pipeline.empty() ? defaultPipeline(options.algorithm, options.goal) : options.pipeline;
+}
+
+}  // namespace placer::api

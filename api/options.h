@@ -1,0 +1,73 @@
+// The options of a run, as every client of the facade gives them (the CLI from its flags, the C ABI
+// and the Python module from a JSON object, the benches directly), and their validation.
+//
+// One struct says everything `place` (and `partition`, `export-workload`, `inspect`) takes: where the
+// devices come from and the overrides applied to them, how the model is loaded and costed, which
+// solver runs with which limits, and how the placement is written. validate() checks the options
+// against each other and against the solver registry (an algorithm that does not minimise the
+// objective, --gpipe with a solver that cannot) before any file is read, and fills the defaults that
+// depend on other options (the time limit of auto). Messages name the option the way the caller's
+// user wrote it: a flag for the CLI ("--time-limit"), a key for the C ABI and Python ("time_limit").
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+#include "core/shared_weights.h"
+#include "core/status.h"
+#include "onnx_io/annotated_model.h"
+#include "passes/pass.h"
+#include "solvers/mip.h"
+
+namespace placer::api {
+
+// How messages name an option: "--time-limit" (the CLI) or "time_limit" (JSON keys, Python).
+enum class OptionNaming { Flag, Key };
+std::string optionName(std::string_view flag, OptionNaming naming);
+
+struct PlaceOptions {
+  // Devices: a preset name or a specification file (empty: the default preset), or a specification
+  // given as JSON text (devices_json, which wins), then the count and memory overrides.
+  std::string devices;
+  std::string devices_json;
+  std::optional<int> accelerators, cpus;
+  std::optional<double> memory;
+  std::optional<Overlap> overlap;  // workloads only (a model's costs are per operator)
+
+  // Model: symbolic dimensions, shared weights, cost sources (plugin first, then profiles, then the
+  // roofline model).
+  std::map<std::string, std::int64_t> dims;
+  SharedWeightMode shared_weights = SharedWeightMode::Auto;
+  std::vector<std::filesystem::path> cost_profiles;
+  std::optional<std::filesystem::path> cost_plugin;
+  bool isolate_shape_inference = true;
+
+  // Solve: the objective, the algorithm (a solver of the registry), its limits.
+  Goal goal = Goal::Throughput;
+  std::string algorithm = "auto";
+  bool algorithm_given = false;     // set explicitly: overrides the partition pass of `pipeline`
+  std::optional<double> time_limit;  // seconds; unset: 60 for auto, none otherwise
+  bool gpipe = false;                // training throughput as max FW + max BW (solvers that support it)
+  std::string pipeline;              // a pass pipeline; empty: the algorithm's default
+  bool verify_each = false;
+  SolverSettings solver;             // max_ideals, mip_gap, mip_backend, orders, seed, threads, ...
+
+  // Outputs.
+  AnnotateMode annotate = AnnotateMode::Ort;  // how -o records the placement
+};
+
+// Checks the options against each other and the registries, and fills the defaults that depend on
+// other options (solver.time_limit). Unsupported with a message naming the option on a conflict.
+Status validate(PlaceOptions& options, OptionNaming naming);
+
+// The pipeline the options run: theirs with the algorithm as the partition pass's argument when it
+// was given, or the algorithm's default pipeline.
+std::string pipelineOf(const PlaceOptions& options);
+
+}  // namespace placer::api

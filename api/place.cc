@@ -1,0 +1,150 @@
+#include "api/place.h"
+
+#include <map>
+
+#include "onnx_io/annotated_model.h"
+#include "onnx_io/json_text.h"
+#include "onnx_io/output_files.h"
+#include "onnx_io/plan_builder.h"
+#include "onnx_io/report.h"
+#include "onnx_io/stage_directory.h"
+
+namespace placer::api {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+ReportContext reportContext(const LoadedModel& model, double seconds) {
+  ReportContext context;
+  context.model = model.source.fromMemory() ? model.source.name
+                                            : std::filesystem::path(model.graph.path).filename().string();
+  context.devices = model.devices.name;
+  context.seconds = seconds;
+  context.shared_weights = toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights));
+  context.accelerator = {model.devices.accelerators.op_overhead, model.devices.accelerators.boundary_overhead, 0};
+  context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
+                 model.devices.cpus.boundary_bandwidth};
+  return context;
+}
+
+std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
+  if (model.source.fromMemory()) return {};
+  return {model.source.path};
+}
+
+}  // namespace
+
+Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
+  if (control.stop && control.stop->load()) return interrupted("interrupted");
+  PassContext ctx;
+  ctx.solver = options.solver;
+  ctx.solver.progress = control.progress;
+  ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);
+  ctx.verify_each = options.verify_each;
+  Problem problem = model.annotation.problem;
+  problem.objective.goal = options.goal;
+  problem.objective.gpipe = options.gpipe;
+  PassArguments arguments;
+  if (options.algorithm_given) arguments["partition"] = options.algorithm;
+  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments);
+  if (!outcome) return outcome.status().withContext(model.graph.path);
+  Placed out = placedFrom(model, options, std::move(outcome->solve), control);
+  out.log = std::move(outcome->log);
+  return out;
+}
+
+Placed placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
+                  const RunControl& control) {
+  Placed out;
+  out.problem = model.annotation.problem;
+  out.problem.objective.goal = options.goal;
+  out.problem.objective.gpipe = options.gpipe;
+  out.solve = std::move(solve);
+  out.eval = evaluateThroughput(out.problem, out.solve.placement.device_of);
+  out.plan = makePlacementPlan(out.problem, out.solve, out.eval, options.algorithm);
+  if (options.goal == Goal::Latency) {
+    out.plan.objective = "latency";
+    out.plan.value = out.solve.value;
+  }
+  out.seconds = secondsSince(control.start);
+  out.report = placementReport(reportContext(model, out.seconds), out.problem, out.plan, out.eval, out.solve);
+  return out;
+}
+
+std::string reportText(const Placed& placed) {
+  return jsonText(placed.report, 2) + "\n";
+}
+
+Expected<std::string> annotatedModel(const LoadedModel& model, const Placed& placed, AnnotateMode mode,
+                                     const std::filesystem::path& output_dir) {
+  return annotatedModelBytes(model.source, model.graph, placed.plan, mode, output_dir);
+}
+
+Expected<StageSet> stageModels(const LoadedModel& model, const Placed& placed,
+                               const std::filesystem::path& output_dir) {
+  return buildStageModels(model.source, model.graph, placed.plan, output_dir);
+}
+
+Expected<std::string> placementJson(const LoadedModel& model, const Placed& placed) {
+  return placementPlanText(model.graph, placed.plan);
+}
+
+Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
+  const std::vector<std::pair<std::string, const std::optional<std::filesystem::path>*>> named{
+      {naming == OptionNaming::Flag ? "-o" : optionName("output", naming), &files.model},
+      {optionName("stages-dir", naming), &files.stages_dir},
+      {optionName("report", naming), &files.report},
+      {optionName("placement", naming), &files.placement}};
+  std::map<std::filesystem::path, std::string> seen;
+  for (const auto& [name, path] : named) {
+    if (!*path) continue;
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(**path, ec);
+    if (ec) resolved = std::filesystem::absolute(**path).lexically_normal();
+    auto [previous, inserted] = seen.try_emplace(resolved, name);
+    if (!inserted) {
+      return unsupported(previous->second + " and " + name + " name the same file (" + (*path)->string() +
+                         "); give each output its own path");
+    }
+  }
+  if (files.stages_dir && !files.force) {
+    if (Status s = replaceableAsStageDirectory(*files.stages_dir); !s) {
+      return Status(s.code(), s.message() + " (" +
+                                  (naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming)) +
+                                  " replaces it)");
+    }
+  }
+  return Status::ok();
+}
+
+Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode mode, const OutputFiles& files,
+                    const std::atomic<bool>* stop) {
+  // Each output is staged beside its destination, then all are moved into place: a failure or a
+  // signal before the end of the commit leaves the destinations as they were.
+  OutputTransaction outputs(inputsOf(model), stop);
+  if (files.model) {
+    // External-data locations are rewritten to resolve from where the model is written.
+    auto bytes = annotatedModel(model, placed, mode, std::filesystem::absolute(*files.model).parent_path());
+    if (!bytes) return bytes.status();
+    if (Status s = outputs.stageFile(*files.model, *bytes); !s) return s;
+  }
+  if (files.stages_dir) {
+    auto built = stageModels(model, placed, *files.stages_dir);
+    if (!built) return built.status();
+    if (Status s = stageStageDirectory(outputs, *files.stages_dir, *built, files.force); !s) return s;
+  }
+  if (files.report) {
+    if (Status s = outputs.stageFile(*files.report, reportText(placed)); !s) return s;
+  }
+  if (files.placement) {
+    auto text = placementJson(model, placed);
+    if (!text) return text.status();
+    if (Status s = outputs.stageFile(*files.placement, *text); !s) return s;
+  }
+  return outputs.commit();
+}
+
+}  // namespace placer::api
