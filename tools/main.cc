@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/workload.h"
+#include "onnx_placer/version.h"
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "core/synthetic.h"
@@ -29,7 +30,7 @@
 namespace placer::cli {
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = ONNX_PLACER_VERSION;
 
 const char* kMainHelp = R"(onnx-placer: place the operators of a DNN graph on accelerators and CPUs
 
