@@ -231,8 +231,8 @@ def place_path(model_path, out_dir, devices=None, *, force=False, progress=None,
     outputs) or over protobuf's 2 GB. ``out_dir`` is created if needed; ``force`` replaces a
     ``stages/`` that holds other files. The input is never written over. ``devices``, ``progress``
     and ``options`` are :func:`place`'s. Returns a :class:`Result` whose ``files`` name the files
-    written; its outputs are read back from memory on first use, so for a model over 2 GB read the
-    files rather than ``annotated``.
+    written; its in-memory outputs (``annotated_bytes``, ``stage_bytes``, ...) are built again on
+    first use, so for a model over 2 GB read the files instead.
     """
     options_json = _options_json(devices, options)
     model_path = os.fspath(model_path)
