@@ -1,5 +1,7 @@
 #include "api/options.h"
 
+#include <optional>
+
 #include "passes/pass_manager.h"
 #include "solvers/auto_solver.h"
 #include "solvers/registry.h"
@@ -46,9 +48,31 @@ Status checkAlgorithm(const PlaceOptions& options, OptionNaming naming) {
   return Status::ok();
 }
 
+// The argument of the pipeline's partition pass ("dp" for a bare "partition", as the pass takes it),
+// or nullopt when the pipeline has none.
+std::optional<std::string> partitionArgument(std::string_view pipeline) {
+  std::optional<std::string> found;
+  std::size_t pos = 0;
+  while (pos <= pipeline.size()) {
+    std::size_t comma = pipeline.find(',', pos);
+    if (comma == std::string_view::npos) comma = pipeline.size();
+    const std::string_view item = pipeline.substr(pos, comma - pos);
+    pos = comma + 1;
+    const std::size_t eq = item.find('=');
+    if (item.substr(0, eq) != "partition") continue;
+    found = eq == std::string_view::npos || eq + 1 == item.size() ? std::string("dp") : std::string(item.substr(eq + 1));
+  }
+  return found;
+}
+
 }  // namespace
 
 Status validate(PlaceOptions& options, OptionNaming naming) {
+  // A pipeline given without an algorithm runs its own partition pass's: the run reports that one,
+  // and its defaults (auto's time limit) follow it.
+  if (!options.pipeline.empty() && !options.algorithm_given) {
+    if (auto argument = partitionArgument(options.pipeline)) options.algorithm = *argument;
+  }
   if (Status s = checkAlgorithm(options, naming); !s) return s;
   if (options.time_limit) {
     if (!(*options.time_limit >= 0))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed package as a user's project sees it: `cmake --install` into a temporary prefix, then
 # a project outside the source tree builds the C and C++ examples (examples/embed) with
-# find_package(onnx_placer CONFIG) against the shared and the static library, and with pkg-config;
+# find_package(onnx_placer CONFIG) against the shared and the static library, and with pkg-config,
+# and the Python example runs on the installed module;
 # each runs on a bundled model and must write the stage sub-models the CLI writes for the same
 # options, byte for byte.
 # Usage: consumer_test.sh BUILD_DIR SOURCE_DIR MODEL.onnx
@@ -53,5 +54,14 @@ mkdir -p "$scratch/out-pc"
   fail "pkg-config, place.c"
 [ "$(pkg-config --modversion onnx_placer)" = "$(sed -n 's/#define ONNX_PLACER_VERSION "\(.*\)"/\1/p' \
   "$prefix/include/onnx_placer/version.h")" ] && pass "pkg-config version" || fail "pkg-config version"
+# The Python example against the installed module, when the build has one.
+if [ -d "$prefix/lib/python3/dist-packages/onnx_placer" ]; then
+  if PYTHONPATH=$prefix/lib/python3/dist-packages PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
+      "$source/examples/embed/place.py" "$model" "$scratch/out-py" > "$scratch/python.log" 2>&1; then
+    same_stages "$scratch/out-py" "installed Python module, place.py"
+  else
+    cat "$scratch/python.log"; fail "installed Python module, place.py"
+  fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
