@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "api/plugins.h"
 #include "cost_model/cost_sources.h"
 
 namespace placer::api {
@@ -62,6 +63,7 @@ Status costModel(LoadedModel& model, const PlaceOptions& options) {
   CostSources sources;
   sources.profiles = options.cost_profiles;
   sources.plugin = options.cost_plugin;
+  if (options.plugins) sources.plugin_models = options.plugins->costModels();
   AnnotateOptions annotate;
   annotate.shared_weights = options.shared_weights;
   auto annotation = annotateModel(model.graph, model.devices, sources, annotate);

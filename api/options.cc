@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "api/plugins.h"
 #include "passes/pass_manager.h"
 #include "solvers/auto_solver.h"
 #include "solvers/registry.h"
@@ -107,13 +108,27 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
                    "=" + std::to_string(value) + "')");
     }
   }
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
+  if (!options.plugins && !options.pass_plugins.empty()) {
+    auto plugins = Plugins::load(options.pass_plugins);
+    if (!plugins) return plugins.status();
+    options.plugins = *plugins;
+  }
+  auto registry = passRegistry(options);
+  if (!registry) return registry.status();
   PassManager check;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
-  if (Status s = check.parsePipeline(registry, pipelineOf(options), arguments); !s) return usage(s.message());
+  if (Status s = check.parsePipeline(*registry, pipelineOf(options), arguments); !s) return usage(s.message());
   return Status::ok();
+}
+
+Expected<PassRegistry> passRegistry(const PlaceOptions& options) {
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  if (options.plugins) {
+    if (Status s = options.plugins->addPasses(registry); !s) return s;
+  }
+  return registry;
 }
 
 std::string pipelineOf(const PlaceOptions& options) {

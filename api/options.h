@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +24,12 @@
 #include "core/status.h"
 #include "onnx_io/annotated_model.h"
 #include "passes/pass.h"
+#include "passes/pass_manager.h"
 #include "solvers/mip.h"
 
 namespace placer::api {
+
+class Plugins;
 
 // How messages name an option: "--time-limit" (the CLI) or "time_limit" (JSON keys, Python).
 enum class OptionNaming { Flag, Key };
@@ -56,15 +60,23 @@ struct PlaceOptions {
   bool gpipe = false;                // training throughput as max FW + max BW (solvers that support it)
   std::string pipeline;              // a pass pipeline; empty: the algorithm's default
   bool verify_each = false;
+  // Pass plugins (onnx_placer/plugin.h): their passes may appear in `pipeline`, their cost models
+  // come first in the cost stack. validate() loads them into `plugins`.
+  std::vector<std::filesystem::path> pass_plugins;
+  std::shared_ptr<const Plugins> plugins;
   SolverSettings solver;             // max_ideals, mip_gap, mip_backend, orders, seed, threads, ...
 
   // Outputs.
   AnnotateMode annotate = AnnotateMode::Ort;  // how -o records the placement
 };
 
-// Checks the options against each other and the registries, and fills the defaults that depend on
-// other options (solver.time_limit). Unsupported with a message naming the option on a conflict.
+// Loads the pass plugins, checks the options against each other and the registries, and fills the
+// defaults that depend on other options (solver.time_limit). Unsupported with a message naming the
+// option on a conflict; a plugin that cannot be loaded is IoError or InvalidInput naming its file.
 Status validate(PlaceOptions& options, OptionNaming naming);
+
+// The built-in passes and the options' plugins' passes (validate() has loaded them).
+Expected<PassRegistry> passRegistry(const PlaceOptions& options);
 
 // The pipeline the options run: theirs with the algorithm as the partition pass's argument when it
 // was given, or the algorithm's default pipeline.

@@ -148,6 +148,9 @@ const std::map<std::string, Reader>& readers() {
     t["pipeline"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.pipeline);
     };
+    t["pass_plugins"] = [](const Json& v, const std::string& key, Options& o) {
+      return readStrings(v, key, o.pass_plugins);
+    };
     t["annotate"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.annotate);
     };

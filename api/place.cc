@@ -37,6 +37,10 @@ std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
 
 }  // namespace
 
+// The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
+Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
+              const RunControl& control);
+
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
   if (control.stop && control.stop->load()) return interrupted("interrupted");
   PassContext ctx;
@@ -49,19 +53,28 @@ Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& option
   problem.objective.gpipe = options.gpipe;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
-  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments);
+  auto registry = passRegistry(options);
+  if (!registry) return registry.status();
+  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
   if (!outcome) return outcome.status().withContext(model.graph.path);
-  Placed out = placedFrom(model, options, std::move(outcome->solve), control);
+  // The problem as the pipeline ends with it: the model's, with the costs a plugin's pass set.
+  Placed out = finish(model, options, std::move(outcome->problem), std::move(outcome->solve), control);
   out.log = std::move(outcome->log);
   return out;
 }
 
 Placed placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
                   const RunControl& control) {
+  Problem problem = model.annotation.problem;
+  problem.objective.goal = options.goal;
+  problem.objective.gpipe = options.gpipe;
+  return finish(model, options, std::move(problem), std::move(solve), control);
+}
+
+Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
+              const RunControl& control) {
   Placed out;
-  out.problem = model.annotation.problem;
-  out.problem.objective.goal = options.goal;
-  out.problem.objective.gpipe = options.gpipe;
+  out.problem = std::move(problem);
   out.solve = std::move(solve);
   out.eval = evaluateThroughput(out.problem, out.solve.placement.device_of);
   out.plan = makePlacementPlan(out.problem, out.solve, out.eval, options.algorithm);

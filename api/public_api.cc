@@ -86,10 +86,12 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
     p.solver.threads = *o.threads;
   }
   p.pipeline = o.pipeline;
+  p.pass_plugins.assign(o.pass_plugins.begin(), o.pass_plugins.end());
   auto mode = placer::parseAnnotateMode(o.annotate);
   if (!mode) return badOptions("\"annotate\" must be metadata, ort or onnx-ir11 (got '" + o.annotate + "')");
   p.annotate = *mode;
-  if (placer::Status s = api::validate(p, api::OptionNaming::Key); !s) return badOptions(s.message());
+  if (placer::Status s = api::validate(p, api::OptionNaming::Key); !s)
+    return s.code() == placer::StatusCode::Unsupported ? badOptions(s.message()) : publicStatus(s);
   return p;
 }
 

@@ -31,7 +31,9 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
   problem.objective.gpipe = options.gpipe;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
-  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments);
+  auto registry = passRegistry(options);
+  if (!registry) return registry.status();
+  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
   if (!outcome) return outcome.status();
   Partitioned out{std::move(outcome->problem), std::move(outcome->solve), std::move(outcome->log), {}};
   if (options.goal == Goal::Latency) {

@@ -25,11 +25,16 @@ Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& dev
   const ProfileCostModel resolved = profile->resolvedFor(graph, devices, match);
   RooflineCostModel roofline;
   std::vector<const CostModel*> models;
+  for (const auto& model : sources.plugin_models)
+    models.push_back(model.get());
   if (plugin) models.push_back(plugin.get());
   if (!sources.profiles.empty()) models.push_back(&resolved);
   models.push_back(&roofline);
   options.memory_overrides = profile->weightMemory();  // ONNX Runtime memory statistics
   auto annotation = annotate(graph, devices, models, options);
+  for (const auto& model : sources.plugin_models) {
+    if (!model->error().empty()) return invalidInput(model->error());
+  }
   if (plugin && !plugin->error().empty()) return invalidInput(plugin->error());
   if (!annotation) return annotation.status();
   if (!sources.profiles.empty()) {

@@ -1,14 +1,16 @@
 // Where a run's operator costs come from, as one stack that the CLI, the benchmarks and embedders
-// build the same way: a cost plugin (asked first), profile tables (measured times, and ONNX Runtime
+// build the same way: pass plugins' cost models and a cost plugin (asked first), profile tables (measured times, and ONNX Runtime
 // memory statistics as node memory), then the roofline estimate, which answers every node.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "cost_model/cost_model.h"
 #include "cost_model/device_spec.h"
+#include "cost_model/plugin_cost_model.h"
 #include "onnx_io/onnx_model.h"
 
 namespace placer {
@@ -16,6 +18,8 @@ namespace placer {
 struct CostSources {
   std::vector<std::filesystem::path> profiles;  // --cost-profile files, in order (later ones win)
   std::optional<std::filesystem::path> plugin;  // --cost-plugin library
+  // Cost models from pass plugins (api/plugins.h), asked before the --cost-plugin library, in order.
+  std::vector<std::shared_ptr<const PluginCostModel>> plugin_models;
 };
 
 // Costs a loaded model on `devices` with the stack above. `options` says how shared weights are

@@ -15,8 +15,8 @@ Expected<std::shared_ptr<PluginCostModel>> PluginCostModel::load(const std::file
   model->handle_ = handle;
   model->name_ = "plugin " + path.filename().string();
   auto abi = reinterpret_cast<onnx_placer_cost_plugin_abi_fn>(::dlsym(handle, "onnx_placer_cost_plugin_abi"));
-  model->estimate_ = reinterpret_cast<onnx_placer_estimate_fn>(::dlsym(handle, "onnx_placer_estimate"));
-  if (!abi || !model->estimate_) {
+  auto estimate = reinterpret_cast<onnx_placer_estimate_fn>(::dlsym(handle, "onnx_placer_estimate"));
+  if (!abi || !estimate) {
     return invalidInput(path.string() +
                         ": not an onnx-placer cost plugin (it must export onnx_placer_cost_plugin_abi and "
                         "onnx_placer_estimate; see cost_model/cost_plugin_abi.h)");
@@ -25,6 +25,17 @@ Expected<std::shared_ptr<PluginCostModel>> PluginCostModel::load(const std::file
     return invalidInput(path.string() + ": cost plugin built for ABI version " + std::to_string(version) +
                         ", this onnx-placer speaks version " + std::to_string(ONNX_PLACER_COST_PLUGIN_ABI));
   }
+  model->estimate_ = [estimate](const onnx_placer_op* op, const onnx_placer_devices* devices, double* accelerator,
+                                double* cpu, std::string&) { return estimate(op, devices, accelerator, cpu); };
+  return model;
+}
+
+std::shared_ptr<PluginCostModel> PluginCostModel::fromFunction(std::string name, EstimateFn estimate,
+                                                               std::shared_ptr<const void> library) {
+  std::shared_ptr<PluginCostModel> model(new PluginCostModel());
+  model->name_ = std::move(name);
+  model->estimate_ = std::move(estimate);
+  model->library_ = std::move(library);
   return model;
 }
 
@@ -76,12 +87,14 @@ TimeEstimate PluginCostModel::estimate(const OnnxGraph& graph, int node, const D
                               devices.cpus.memory_bandwidth,
                               devices.link.bandwidth};
   double accelerator = 0, cpu = 0;
-  const int rc = estimate_(&op, &d, &accelerator, &cpu);
+  std::string reason;
+  const int rc = estimate_(&op, &d, &accelerator, &cpu, reason);
   if (rc == 1) return {};
   if (rc != 0 || !(accelerator >= 0) || !(cpu >= 0)) {
     if (error_.empty()) {
-      error_ = name_ + " failed on node \"" + n.name + "\" (" + n.op_type + "): returned " +
-               std::to_string(rc) + (rc == 0 ? " with a negative or NaN time" : "");
+      error_ = name_ + " failed on node \"" + n.name + "\" (" + n.op_type + "): " +
+               (reason.empty() ? "returned " + std::to_string(rc) + (rc == 0 ? " with a negative or NaN time" : "")
+                               : reason);
     }
     return {};
   }

@@ -1,8 +1,11 @@
-// A cost model in a shared library (--cost-plugin), loaded with dlopen and called through the C ABI
-// of cost_model/cost_plugin_abi.h. The library stays loaded for the model's lifetime.
+// A cost model in a shared library, called through a C function: a cost plugin (--cost-plugin,
+// loaded with dlopen, the C ABI of cost_model/cost_plugin_abi.h) or a cost model a pass plugin
+// registered (onnx_placer/plugin.h, loaded by api/plugins.h). The library stays loaded for the
+// model's lifetime.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +19,13 @@ class PluginCostModel : public CostModel {
   // Loads the library; fails naming the file when it cannot be opened, lacks the two functions, or
   // was built for another ABI version.
   static Expected<std::shared_ptr<PluginCostModel>> load(const std::filesystem::path& path);
+  // The C ABI's estimate as a function (0: both times, 1: no estimate, else an error, with the reason
+  // in the last argument when the plugin gave one), named `name`; `library` keeps whatever the
+  // function lives in loaded.
+  using EstimateFn =
+      std::function<int(const onnx_placer_op*, const onnx_placer_devices*, double*, double*, std::string&)>;
+  static std::shared_ptr<PluginCostModel> fromFunction(std::string name, EstimateFn estimate,
+                                                       std::shared_ptr<const void> library);
   ~PluginCostModel() override;
   PluginCostModel(const PluginCostModel&) = delete;
   PluginCostModel& operator=(const PluginCostModel&) = delete;
@@ -29,7 +39,8 @@ class PluginCostModel : public CostModel {
  private:
   PluginCostModel() = default;
   void* handle_ = nullptr;
-  onnx_placer_estimate_fn estimate_ = nullptr;
+  std::shared_ptr<const void> library_;
+  EstimateFn estimate_;
   std::string name_;
   mutable std::string error_;
 };

@@ -137,11 +137,14 @@ std::string defaultPipeline(std::string_view algorithm, Goal goal) {
 }
 
 Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx,
-                                      const PassArguments& arguments) {
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
+                                      const PassArguments& arguments, const PassRegistry* registry) {
+  PassRegistry builtin;
+  if (registry == nullptr) {
+    registerBuiltinPasses(builtin);
+    registry = &builtin;
+  }
   PassManager manager;
-  if (Status s = manager.parsePipeline(registry, pipeline, arguments); !s) return s;
+  if (Status s = manager.parsePipeline(*registry, pipeline, arguments); !s) return s;
   if (Status s = manager.run(problem, ctx); !s) return s;
   if (!ctx.solve) return unsupported("the pipeline '" + std::string(pipeline) + "' has no partition pass");
   if (!ctx.mappings.empty() || ctx.solve->placement.device_of.size() != boost::num_vertices(problem.graph)) {

@@ -29,6 +29,7 @@ class PassRegistry {
  public:
   void add(std::string name, std::string help, PassFactory factory);
   Expected<std::unique_ptr<Pass>> create(std::string_view name, std::string_view argument) const;
+  bool contains(std::string_view name) const { return entries_.find(name) != entries_.end(); }
   // "name: help" lines, for --help.
   std::vector<std::string> describe() const;
 
@@ -81,8 +82,9 @@ struct PipelineOutcome {
   SolveResult solve;
   std::vector<PassRecord> log;
 };
+// `registry` (null: the built-in passes) is where the pipeline's pass names are looked up.
 Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx = {},
-                                      const PassArguments& arguments = {});
+                                      const PassArguments& arguments = {}, const PassRegistry* registry = nullptr);
 
 // Structural invariants of a problem: nets well-formed, every original node in exactly one vertex,
 // and (unless cycles_allowed) an acyclic forward graph.

@@ -335,8 +335,16 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     options.annotate = *mode;
   }
   if (auto it = args.values.find("pipeline"); it != args.values.end()) options.pipeline = it->second;
+  if (auto it = args.repeated.find("pass-plugin"); it != args.repeated.end())
+    options.pass_plugins.assign(it->second.begin(), it->second.end());
   options.verify_each = args.flags.count("verify-each") > 0;
   return std::nullopt;
+}
+
+int validateRunOptions(api::PlaceOptions& options, const std::string& command) {
+  Status s = api::validate(options, api::OptionNaming::Flag);
+  if (s) return kOk;
+  return s.code() == StatusCode::Unsupported ? usageError(s.message(), command) : fail(s);
 }
 
 std::optional<std::string> parseSolverOptions(const Args& args, std::string& algorithm, Goal& goal,

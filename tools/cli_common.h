@@ -77,6 +77,10 @@ std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode
 // A usage error's text otherwise.
 std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& options);
 
+// api::validate for a command: 0 (kOk), or the exit code after reporting the problem (a usage error,
+// or a pass plugin that cannot be loaded).
+int validateRunOptions(api::PlaceOptions& options, const std::string& command);
+
 // --objective (throughput or latency), --algorithm (a solver of the registry; default auto),
 // --max-ideals, --time-limit, --mip-gap, --mip-solver, --orders, --seed, --threads and
 // --subgraphs-per-accelerator, shared by partition, place and bound.

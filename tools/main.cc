@@ -169,7 +169,7 @@ int runPartition(const Args& args) {
   api::PlaceOptions options;
   if (auto error = parseRunOptions(args, options)) return usageError(*error, "partition");
   options.gpipe = args.flags.count("gpipe") > 0;
-  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), "partition");
+  if (int rc = validateRunOptions(options, "partition"); rc != kOk) return rc;
   const bool quiet = args.flags.count("quiet") > 0;
 
   Problem problem;
@@ -333,7 +333,8 @@ std::vector<Command> commands() {
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   partition.insert(partition.end(), solver.begin(), solver.end());
   partition.insert(partition.end(),
-                   {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false}});
+                   {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false},
+                    {"pass-plugin", true, true}});
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
   evaluate.push_back({"objective", true});

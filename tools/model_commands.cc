@@ -94,6 +94,13 @@ Options:
                           boundSpace, ratio, as for partition) here instead of standard output
   --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;
                           auto then searches orders instead)
+  --pipeline PASSES       the pass pipeline, as for partition (default: the algorithm's reductions,
+                          partition, expand); --algorithm sets its partition pass's argument, and
+                          without --algorithm the pipeline's own partition pass decides
+  --pass-plugin LIB.so    load a pass plugin (repeatable; include/onnx_placer/plugin.h): its passes
+                          can be named in --pipeline, its cost models are asked before
+                          --cost-plugin, profiles and the roofline model
+  --verify-each           check the graph invariants after every pass
   -q, --quiet             no progress or summary on standard error
 )";
 
@@ -153,7 +160,7 @@ const std::vector<OptionSpec> kModelOptions{
     {"devices", true},     {"accelerators", true},  {"cpus", true},
     {"memory", true},      {"dim", true, true},     {"cost-profile", true, true},
     {"cost-plugin", true}, {"quiet", false},        {"help", false},
-    {"output", true},      {"shared-weights", true}};
+    {"output", true},      {"shared-weights", true}, {"pass-plugin", true, true}};
 
 // Shared front half of place, inspect, bound and export-workload: options, model, devices, costs.
 // With `report` false the loader's warnings and the cost notes are left in `out` for the caller to show.
@@ -173,7 +180,7 @@ int loadAndAnnotate(const Args& args, const char* command, const api::PlaceOptio
 // The options of a model command that takes no solver options.
 int modelCommandOptions(const Args& args, const char* command, api::PlaceOptions& options) {
   if (auto error = parseRunOptions(args, options)) return usageError(*error, command);
-  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), command);
+  if (int rc = validateRunOptions(options, command); rc != kOk) return rc;
   return kOk;
 }
 
@@ -196,7 +203,8 @@ std::vector<OptionSpec> placeOptions() {
   std::vector<OptionSpec> specs = kModelOptions;
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   specs.insert(specs.end(), solver.begin(), solver.end());
-  specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false}});
+  specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false},
+                             {"pipeline", true}, {"verify-each", false}});
   return specs;
 }
 
@@ -215,7 +223,7 @@ int runPlace(const Args& args) {
   api::RunControl control;
   api::PlaceOptions options;
   if (auto error = parseRunOptions(args, options)) return usageError(*error, "place");
-  if (Status s = api::validate(options, api::OptionNaming::Flag); !s) return usageError(s.message(), "place");
+  if (int rc = validateRunOptions(options, "place"); rc != kOk) return rc;
   api::OutputFiles files;
   if (auto it = args.values.find("output"); it != args.values.end()) files.model = it->second;
   if (auto it = args.values.find("stages-dir"); it != args.values.end()) files.stages_dir = it->second;

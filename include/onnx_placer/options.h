@@ -59,6 +59,9 @@ struct ONNX_PLACER_EXPORT Options {
   std::optional<std::uint64_t> seed;
   std::optional<int> threads;  // unset: every core
   std::string pipeline;        // a pass pipeline; empty: the algorithm's default
+  // Pass plugins (onnx_placer/plugin.h) to load: their passes can be named in `pipeline`, their cost
+  // models are asked first.
+  std::vector<std::string> pass_plugins;
 
   // How the annotated model records the placement: "metadata", "ort" (default) or "onnx-ir11".
   std::string annotate = "ort";

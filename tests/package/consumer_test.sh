@@ -2,7 +2,8 @@
 # The installed package as a user's project sees it: `cmake --install` into a temporary prefix, then
 # a project outside the source tree builds the C and C++ examples (examples/embed) with
 # find_package(onnx_placer CONFIG) against the shared and the static library, and with pkg-config,
-# and the Python example runs on the installed module;
+# the Python example runs on the installed module and the example plugin, built with the installed
+# headers, runs in the installed CLI's pipeline;
 # each runs on a bundled model and must write the stage sub-models the CLI writes for the same
 # options, byte for byte.
 # Usage: consumer_test.sh BUILD_DIR SOURCE_DIR MODEL.onnx
@@ -54,6 +55,17 @@ mkdir -p "$scratch/out-pc"
   fail "pkg-config, place.c"
 [ "$(pkg-config --modversion onnx_placer)" = "$(sed -n 's/#define ONNX_PLACER_VERSION "\(.*\)"/\1/p' \
   "$prefix/include/onnx_placer/version.h")" ] && pass "pkg-config version" || fail "pkg-config version"
+# The example plugin, built against the installed headers alone, in a pipeline of the installed CLI.
+cc -std=c11 -shared -fPIC "$source/examples/plugin/example_plugin.c" $(pkg-config --cflags onnx_placer) \
+  -o "$scratch/libexample_plugin.so"
+if "$prefix/bin/onnx-placer" place "$model" -q --pass-plugin "$scratch/libexample_plugin.so" --pipeline \
+    scale-cpu=4,subdivide,colocate,orphans,scc,fold-leaves,partition,expand > "$scratch/plugin.json"; then
+  grep -q '"max_load_seconds"' "$scratch/plugin.json" && pass "the example plugin in the installed CLI's pipeline" ||
+    fail "the example plugin: no report"
+else
+  fail "the example plugin in the installed CLI's pipeline"
+fi
+
 # The Python example against the installed module, when the build has one.
 if [ -d "$prefix/lib/python3/dist-packages/onnx_placer" ]; then
   if PYTHONPATH=$prefix/lib/python3/dist-packages PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
