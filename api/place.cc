@@ -37,25 +37,28 @@ std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
 
 }  // namespace
 
-// The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
-Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
-              const RunControl& control);
-
-Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
+Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& options, const RunControl& control) {
   if (control.stop && control.stop->load()) return interrupted("interrupted");
   PassContext ctx;
   ctx.solver = options.solver;
   ctx.solver.progress = control.progress;
   ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);
   ctx.verify_each = options.verify_each;
-  Problem problem = model.annotation.problem;
   problem.objective.goal = options.goal;
   problem.objective.gpipe = options.gpipe;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
   auto registry = passRegistry(options);
   if (!registry) return registry.status();
-  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
+  return runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
+}
+
+// The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
+Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
+              const RunControl& control);
+
+Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
+  auto outcome = runPipelineOf(model.annotation.problem, options, control);
   if (!outcome) return outcome.status().withContext(model.graph.path);
   // The problem as the pipeline ends with it: the model's, with the costs a plugin's pass set.
   Placed out = finish(model, options, std::move(outcome->problem), std::move(outcome->solve), control);

@@ -43,6 +43,10 @@ struct Placed {
   double seconds = 0;             // from RunControl::start to the end of the solve
 };
 
+// Runs the options' pipeline (with their plugins' passes, the algorithm as the partition pass's
+// argument, the objective, limits, stop flag and progress) on `problem`.
+Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& options, const RunControl& control);
+
 // Runs the options' pipeline on the loaded model: the solve, its certificate, the evaluation, the
 // plan and the report.
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control);

@@ -21,19 +21,7 @@ Expected<Problem> loadWorkload(const std::filesystem::path& path, const PlaceOpt
 }
 
 Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control) {
-  if (control.stop && control.stop->load()) return interrupted("interrupted");
-  PassContext ctx;
-  ctx.solver = options.solver;
-  ctx.solver.progress = control.progress;
-  ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);
-  ctx.verify_each = options.verify_each;
-  problem.objective.goal = options.goal;
-  problem.objective.gpipe = options.gpipe;
-  PassArguments arguments;
-  if (options.algorithm_given) arguments["partition"] = options.algorithm;
-  auto registry = passRegistry(options);
-  if (!registry) return registry.status();
-  auto outcome = runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
+  auto outcome = runPipelineOf(std::move(problem), options, control);
   if (!outcome) return outcome.status();
   Partitioned out{std::move(outcome->problem), std::move(outcome->solve), std::move(outcome->log), {}};
   if (options.goal == Goal::Latency) {
