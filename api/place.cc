@@ -39,7 +39,7 @@ std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
 
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
   if (control.stop && control.stop->load()) return interrupted("interrupted");
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver = options.solver;
   ctx.solver.progress = control.progress;
   ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);

@@ -22,7 +22,7 @@ Expected<Problem> loadWorkload(const std::filesystem::path& path, const PlaceOpt
 
 Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control) {
   if (control.stop && control.stop->load()) return interrupted("interrupted");
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver = options.solver;
   ctx.solver.progress = control.progress;
   ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);

@@ -121,8 +121,9 @@ Options:
                           is refused there)
   -o, --output OUT.json   write the placement here (atomically) instead of standard output
   --pipeline PASSES       pass pipeline (default: subdivide,colocate,orphans,scc,
-                          fold-leaves,partition=auto,expand; see passes/pass_manager.h for the
-                          others); --algorithm sets the partition pass's argument
+                          fold-leaves,partition=auto,certify,expand; see passes/pass_manager.h for
+                          the others; without certify there is no certificate); --algorithm sets
+                          the partition pass's argument
   --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;
                           auto then searches orders instead)
   --verify-each           check graph invariants after every pass
