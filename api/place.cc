@@ -39,18 +39,18 @@ std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
 
 Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& options, const RunControl& control) {
   if (control.stop && control.stop->load()) return interrupted("interrupted");
-  PassContext ctx;
-  ctx.solver = options.solver;
-  ctx.solver.progress = control.progress;
-  ctx.solver.budget = Budget(ctx.solver.time_limit, control.stop);
-  ctx.verify_each = options.verify_each;
+  PassOptions pass_options;
+  pass_options.solver = options.solver;
+  pass_options.solver.progress = control.progress;
+  pass_options.solver.budget = Budget(pass_options.solver.time_limit, control.stop);
+  pass_options.verify_each = options.verify_each;
   problem.objective.goal = options.goal;
   problem.objective.gpipe = options.gpipe;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
   auto registry = passRegistry(options);
   if (!registry) return registry.status();
-  return runPipeline(std::move(problem), pipelineOf(options), ctx, arguments, &*registry);
+  return runPipeline(std::move(problem), pipelineOf(options), pass_options, arguments, &*registry);
 }
 
 // The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).

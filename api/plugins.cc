@@ -161,7 +161,7 @@ class PluginPass : public Pass {
   PluginPass(Plugins::PassEntry entry, std::string argument, std::shared_ptr<const void> keep)
       : entry_(std::move(entry)), argument_(std::move(argument)), keep_(std::move(keep)) {}
   std::string_view name() const override { return entry_.name; }
-  Status run(Problem& problem, PassContext& ctx) override {
+  Expected<PassResult> run(Problem& problem, const PassOptions&, PipelineState&) override {
     onnx_placer_pass_graph graph;
     graph.problem = &problem;
     for (auto e : boost::make_iterator_range(boost::edges(problem.graph)))
@@ -171,19 +171,13 @@ class PluginPass : public Pass {
       return unsupported("the pass '" + entry_.name + "' of plugin " + entry_.plugin + " failed: " +
                          (graph.error.empty() ? "it returned " + std::to_string(rc) : graph.error));
     }
-    ctx.note = graph.note.empty() ? (graph.changed ? "changed node costs" : "no change") : graph.note;
-    if (graph.changed) {
-      // The costs a plugin sets are the run's costs: the problem the placement is expanded onto,
-      // evaluated and reported on. That problem is the user's graph, so only a pass that runs before
-      // any pass changes the vertex set can set them.
-      if (!ctx.mappings.empty()) {
-        return unsupported("the pass '" + entry_.name + "' of plugin " + entry_.plugin +
-                           " changed node costs after an earlier pass changed the graph; run it first in the "
-                           "pipeline, before subdivide");
-      }
-      ctx.original = problem;
-    }
-    return Status::ok();
+    PassResult result;
+    result.note = graph.note.empty() ? (graph.changed ? "changed node costs" : "no change") : graph.note;
+    // The costs a plugin sets are the run's costs: the problem the placement is expanded onto,
+    // evaluated and reported on. That problem is the user's graph, so the pass manager takes them
+    // only from a pass that runs before any pass changes the vertex set.
+    result.changed = result.sets_costs = graph.changed;
+    return result;
   }
 
  private:

@@ -109,8 +109,7 @@ Problem preprocess(const Problem& problem, const std::string& passes) {
   registerBuiltinPasses(registry);
   PassManager manager;
   Problem out = problem;
-  PassContext ctx;
-  if (!manager.parsePipeline(registry, passes) || !manager.run(out, ctx)) {
+  if (!manager.parsePipeline(registry, passes) || !manager.run(out)) {
     std::fprintf(stderr, "ip_bench: preprocessing failed\n");
     std::exit(1);
   }
@@ -155,7 +154,7 @@ bool overrunRow(const Options& o, const char* name, const char* program, Problem
                 const char* algorithm, Goal goal) {
   problem.objective.goal = goal;
   std::atomic<bool> stop{false};
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.time_limit = o.time_limit;
   ctx.solver.mip_backend = o.backend;
   const auto start = std::chrono::steady_clock::now();
@@ -286,8 +285,8 @@ int main(int argc, char** argv) {
         MaxLoadIpOptions options;
         options.contiguous = contiguous;
         options.backend = o.backend;
-        options.time_limit = o.time_limit;
-        options.progress = tracker.callback();
+        options.limits.time_limit = o.time_limit;
+        options.mip_progress = tracker.callback();
         options.progress_interval = 0.25;
         if (o.warm) options.start = runPipeline(p, defaultPipeline("dp"))->solve.placement.device_of;
         SolveResult r = solveMaxLoadIp(p, options);
@@ -316,8 +315,8 @@ int main(int argc, char** argv) {
       Tracker tracker{greedy.value};
       LatencyIpOptions options;
       options.backend = o.backend;
-      options.time_limit = o.time_limit;
-      options.progress = tracker.callback();
+      options.limits.time_limit = o.time_limit;
+      options.mip_progress = tracker.callback();
       options.progress_interval = 0.25;
       Problem throughput = p;
       throughput.objective.goal = Goal::Throughput;

@@ -75,9 +75,8 @@ placer::Problem reduced(placer::Problem p) {
   placer::PassRegistry registry;
   placer::registerBuiltinPasses(registry);
   placer::PassManager manager;
-  placer::PassContext ctx;
   if (!manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk() ||
-      !manager.run(p, ctx).isOk()) {
+      !manager.run(p).isOk()) {
     std::fprintf(stderr, "scale_bench: reduction failed\n");
   }
   return p;

@@ -1,6 +1,6 @@
 // Throughput benchmark: the exact DP and DPL on the 16 throughput workloads of Tarnawski et al.
 // (NeurIPS 2020, Table 1), through the default pipeline
-// "subdivide,colocate,orphans,scc,fold-leaves,partition=dp|dpl,expand".
+// "subdivide,colocate,orphans,scc,fold-leaves,partition=dp|dpl,certify,expand".
 //
 // For every workload and algorithm it measures the wall time of the whole pipeline (steady_clock;
 // reading the JSON file is not included) and the peak resident set size of the solve. Each solve
@@ -139,7 +139,7 @@ SolveReport solve(const std::filesystem::path& path, const std::string& algorith
     }
     const std::string pipeline = placer::defaultPipeline(algorithm);
     const auto start = std::chrono::steady_clock::now();
-    placer::PassContext ctx;
+    placer::PassOptions ctx;
     ctx.solver.threads = threads;
     auto outcome = placer::runPipeline(std::move(*problem), pipeline, ctx);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,7 +2,9 @@
 //
 // Library code never prints and never exits; a bad input file, an infeasible instance or an unknown
 // pass comes back as a Status carrying a kind (so the CLI can pick an exit code) and a message that
-// names the file, node or field at fault. Broken internal invariants are asserts, not Statuses.
+// names the file, node or field at fault. Broken internal invariants are asserts, not Statuses; a
+// failed check the program can report (a placement that fails verification, a solver's error) is
+// an Internal status, which the CLI prints as "internal error: ...".
 #pragma once
 
 #include <cassert>
@@ -19,8 +21,9 @@ enum class StatusCode {
   Infeasible,     // the instance has no valid placement (memory too small, unsupported nodes, ...)
   Unsupported,    // a request we do not handle (unknown pass, GPipe without an IP, ...)
   ResourceLimit,  // the instance is beyond a size or time the solver accepts (too many ideals)
+  TimeLimit,      // the time limit ran out before the solver found any split (nothing to write)
   IoError,        // cannot read or write a file
-  Internal,       // a check that should never fail did
+  Internal,       // a check that should never fail did, or a solver failed (GLPK's numerics, ...)
   Interrupted,    // the stop flag was set (SIGINT, SIGTERM): nothing is to be written
 };
 
@@ -60,6 +63,9 @@ inline Status ioError(std::string message) {
 }
 inline Status resourceLimit(std::string message) {
   return {StatusCode::ResourceLimit, std::move(message)};
+}
+inline Status timeLimit(std::string message) {
+  return {StatusCode::TimeLimit, std::move(message)};
 }
 inline Status internalError(std::string message) {
   return {StatusCode::Internal, std::move(message)};

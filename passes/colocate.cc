@@ -26,15 +26,17 @@ std::vector<int> groupByClass(const OpGraph& g, int& groups) {
 
 }  // namespace
 
-Status ColocatePass::run(Problem& problem, PassContext& ctx) {
+Expected<PassResult> ColocatePass::run(Problem& problem, const PassOptions&, PipelineState&) {
   int groups = 0;
   std::vector<int> group_of = groupByClass(problem.graph, groups);
   const std::size_t before = boost::num_vertices(problem.graph);
   problem = contractGroups(problem, group_of, groups);
-  ctx.mappings.emplace_back(group_of.begin(), group_of.end());
-  ctx.cycles_possible = true;
-  ctx.note = std::to_string(before - groups) + " node(s) merged into their colocation classes";
-  return Status::ok();
+  PassResult result;
+  result.changed = static_cast<std::size_t>(groups) < before;
+  result.mapping = VertexMapping{{group_of.begin(), group_of.end()}};
+  result.cycles_possible = true;
+  result.note = std::to_string(before - groups) + " node(s) merged into their colocation classes";
+  return result;
 }
 
 }  // namespace placer

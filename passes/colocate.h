@@ -10,7 +10,7 @@ namespace placer {
 class ColocatePass : public Pass {
  public:
   std::string_view name() const override { return "colocate"; }
-  Status run(Problem& problem, PassContext& ctx) override;
+  Expected<PassResult> run(Problem& problem, const PassOptions& options, PipelineState& state) override;
 };
 
 }  // namespace placer

@@ -8,14 +8,14 @@
 
 namespace placer {
 
-Placement expandPlacement(const Placement& placement, const std::vector<std::vector<Vertex>>& mappings) {
+Placement expandPlacement(const Placement& placement, const std::vector<VertexMapping>& mappings) {
   Placement current = placement;
   for (auto it = mappings.rbegin(); it != mappings.rend(); ++it) {
     Placement earlier;
     earlier.value = current.value;
-    earlier.device_of.reserve(it->size());
-    earlier.stage_of.reserve(it->size());
-    for (Vertex to : *it) {
+    earlier.device_of.reserve(it->new_of_old.size());
+    earlier.stage_of.reserve(it->new_of_old.size());
+    for (Vertex to : it->new_of_old) {
       earlier.device_of.push_back(current.device_of[to]);
       earlier.stage_of.push_back(current.stage_of[to]);
     }
@@ -24,15 +24,15 @@ Placement expandPlacement(const Placement& placement, const std::vector<std::vec
   return current;
 }
 
-Status ExpandPass::run(Problem& problem, PassContext& ctx) {
-  if (!ctx.solve) return unsupported("nothing to expand: the pipeline has no partition pass before expand");
-  if (!ctx.original) return internalError("the pass manager did not record the original problem");
-  ctx.solve->placement = expandPlacement(ctx.solve->placement, ctx.mappings);
-  ctx.mappings.clear();
-  problem = *ctx.original;
+Expected<PassResult> ExpandPass::run(Problem& problem, const PassOptions&, PipelineState& state) {
+  if (!state.solve) return unsupported("nothing to expand: the pipeline has no partition pass before expand");
+  if (state.original() == nullptr)
+    return internalError("the pass manager did not record the original problem");
+  state.solve->placement = expandPlacement(state.solve->placement, state.mappings());
+  problem = *state.original();
   // The objective recomputed on the original nodes is what we report; it must match the solver's.
-  Placement& placement = ctx.solve->placement;
-  const double solver_value = ctx.solve->value;
+  Placement& placement = state.solve->placement;
+  const double solver_value = state.solve->value;
   double value = 0;
   if (problem.objective.goal == Goal::Latency) {
     auto latency = evaluateLatency(problem, placement.device_of);
@@ -46,14 +46,14 @@ Status ExpandPass::run(Problem& problem, PassContext& ctx) {
   } else {
     // A non-contiguous split's pipeline stages, ordered on the original nodes (on the contracted
     // graph, a colocation class around a path can leave none).
-    if (ctx.non_contiguous) {
+    if (state.non_contiguous) {
       auto stages = pipelineStages(problem, placement.device_of);
       if (!stages)
         return internalError("the expanded split has no pipeline order: " + stages.status().message());
       placement.stage_of = std::move(*stages);
     }
     placement.value = evaluateThroughput(problem, placement.device_of).max_load;
-    if (Status s = verify(problem, placement, !ctx.non_contiguous); !s) {
+    if (Status s = verify(problem, placement, !state.non_contiguous); !s) {
       return internalError("expanded placement fails verification: " + s.message());
     }
     value = problem.objective.gpipe ? gpipeObjective(problem, placement.device_of) : placement.value;
@@ -63,9 +63,12 @@ Status ExpandPass::run(Problem& problem, PassContext& ctx) {
     return internalError("the solver's value " + std::to_string(solver_value) + " recomputes to " +
                          std::to_string(value) + " on the original nodes");
   }
-  ctx.solve->value = value;
-  ctx.note = "placement mapped back to " + std::to_string(boost::num_vertices(problem.graph)) + " nodes";
-  return Status::ok();
+  state.solve->value = value;
+  PassResult result;
+  result.changed = true;
+  result.expanded = true;
+  result.note = "placement mapped back to " + std::to_string(boost::num_vertices(problem.graph)) + " nodes";
+  return result;
 }
 
 }  // namespace placer

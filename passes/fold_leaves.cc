@@ -86,7 +86,7 @@ Partners findPartners(const OpGraph& g) {
 
 }  // namespace
 
-Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
+Expected<PassResult> FoldLeavesPass::run(Problem& problem, const PassOptions&, PipelineState&) {
   const std::size_t original = boost::num_vertices(problem.graph);
   std::vector<Vertex> composed(original);
   std::iota(composed.begin(), composed.end(), Vertex{0});
@@ -125,9 +125,12 @@ Status FoldLeavesPass::run(Problem& problem, PassContext& ctx) {
       v = group_of[v];
     problem = std::move(contracted);
   }
-  ctx.mappings.push_back(std::move(composed));
-  ctx.note = std::to_string(original - boost::num_vertices(problem.graph)) + " zero-cost leaf node(s) folded";
-  return Status::ok();
+  const std::size_t folded = original - boost::num_vertices(problem.graph);
+  PassResult result;
+  result.changed = folded > 0;
+  result.mapping = VertexMapping{std::move(composed)};
+  result.note = std::to_string(folded) + " zero-cost leaf node(s) folded";
+  return result;
 }
 
 }  // namespace placer

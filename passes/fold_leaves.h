@@ -18,7 +18,7 @@ namespace placer {
 class FoldLeavesPass : public Pass {
  public:
   std::string_view name() const override { return "fold-leaves"; }
-  Status run(Problem& problem, PassContext& ctx) override;
+  Expected<PassResult> run(Problem& problem, const PassOptions& options, PipelineState& state) override;
 };
 
 }  // namespace placer

@@ -20,13 +20,13 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 // The DP's optimum, when it proves one within the budget.
-MethodBound dpBound(const Problem& problem, const SolverSettings& settings) {
+MethodBound dpBound(const Problem& problem, const SolveOptions& settings) {
   MethodBound out;
   out.method = "dp";
-  PassContext ctx;
-  ctx.solver = settings;
-  ctx.solver.certify = false;  // its own answer is what is wanted
-  auto outcome = runPipeline(problem, defaultPipeline("dp"), ctx);
+  PassOptions options;
+  options.solver = settings;
+  // Its own answer is what is wanted: no certificate.
+  auto outcome = runPipeline(problem, defaultPipeline("dp", Goal::Throughput, /*certify=*/false), options);
   if (!outcome) {
     out.outcome = outcome.status().code() == StatusCode::ResourceLimit ? "skipped: " + outcome.status().message()
                                                                         : "failed: " + outcome.status().message();
@@ -42,18 +42,18 @@ MethodBound dpBound(const Problem& problem, const SolverSettings& settings) {
 }
 
 // The integer program of the space: what it has proven when it stops.
-MethodBound exactBound(const Problem& problem, BoundSpace space, const SolverSettings& settings) {
+MethodBound exactBound(const Problem& problem, BoundSpace space, const SolveOptions& settings) {
   MethodBound out;
   out.method = "exact";
   const std::string solver = space == BoundSpace::Contiguous ? "ip" : "ip-noncontig";
-  PassContext ctx;
-  ctx.solver = settings;
-  ctx.solver.certify = false;
-  auto outcome = runPipeline(problem, defaultPipeline(solver, problem.objective.goal), ctx);
+  PassOptions options;
+  options.solver = settings;
+  auto outcome =
+      runPipeline(problem, defaultPipeline(solver, problem.objective.goal, /*certify=*/false), options);
   if (!outcome) {
     // Stopped before the program found any split: it proved nothing the simple bound did not.
     const bool stopped = outcome.status().code() == StatusCode::Interrupted ||
-                         outcome.status().message().find("within the time limit") != std::string::npos;
+                         outcome.status().code() == StatusCode::TimeLimit;
     out.outcome = stopped ? "cut short" : "failed: " + outcome.status().message();
     return out;
   }
@@ -79,8 +79,8 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   return out;
 }
 
-Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, const std::vector<std::string>& methods,
-                                      const SolverSettings& settings) {
+Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
+                                      const std::vector<std::string>& methods, const SolveOptions& settings) {
   const std::vector<std::string> known = boundMethods(space, problem.objective);
   std::vector<std::string> chosen;
   for (const std::string& m : methods) {
@@ -102,7 +102,7 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
   }
   BoundReport report;
   report.space = space;
-  SolverSettings timed = settings;
+  SolveOptions timed = settings;
   if (!timed.budget.hasDeadline()) timed.budget = Budget(settings.time_limit, settings.budget.stopFlag());
   bool optimal = false;
   // The simple bound, once: a method of its own and the bottleneck program's threshold.
@@ -146,7 +146,7 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, 
       bound.value = bottleneck->value;
       bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;
     } else {
-      SolverSettings rest = timed;
+      SolveOptions rest = timed;
       if (method == "exact") rest.budget = share;
       rest.time_limit = rest.budget.remaining();
       bound = method == "dp" ? dpBound(problem, rest) : exactBound(problem, space, rest);

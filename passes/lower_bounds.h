@@ -50,7 +50,7 @@ struct BoundReport {
 // `methods` as boundMethods() names them; unknown or inapplicable names are an InvalidInput error
 // naming the ones that apply. `settings` carries the time limit (for all methods together), the
 // stop flag, threads and progress.
-Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space, const std::vector<std::string>& methods,
-                                      const SolverSettings& settings);
+Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
+                                      const std::vector<std::string>& methods, const SolveOptions& settings);
 
 }  // namespace placer

@@ -6,7 +6,7 @@
 
 namespace placer {
 
-Status OrphansPass::run(Problem& problem, PassContext& ctx) {
+Expected<PassResult> OrphansPass::run(Problem& problem, const PassOptions&, PipelineState&) {
   OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   int next_class = 0;
@@ -16,9 +16,13 @@ Status OrphansPass::run(Problem& problem, PassContext& ctx) {
     if (g[v].colocation && !g[v].backward) forward_of_class.try_emplace(*g[v].colocation, v);
   }
   std::set<Vertex> orphans;
+  bool classes_given = false;  // a backward node without a class gets one of its own
   for (Vertex v = 0; v < n; ++v) {
     if (!g[v].backward) continue;
-    if (!g[v].colocation) g[v].colocation = next_class++;
+    if (!g[v].colocation) {
+      g[v].colocation = next_class++;
+      classes_given = true;
+    }
     const int cls = *g[v].colocation;
     if (forward_of_class.count(cls)) continue;
     orphans.insert(v);
@@ -41,11 +45,13 @@ Status OrphansPass::run(Problem& problem, PassContext& ctx) {
     boost::add_edge(a, b, OpEdge{0, true}, g);
   std::vector<Vertex> identity(n);
   std::iota(identity.begin(), identity.end(), Vertex{0});
-  ctx.mappings.push_back(std::move(identity));
-  ctx.cycles_possible = true;
-  ctx.note = std::to_string(orphans.size()) + " orphaned backward node(s), " +
-             std::to_string(mirrored.size()) + " mirrored edge(s)";
-  return Status::ok();
+  PassResult result;
+  result.changed = !orphans.empty() || classes_given;
+  result.mapping = VertexMapping{std::move(identity)};
+  result.cycles_possible = true;
+  result.note = std::to_string(orphans.size()) + " orphaned backward node(s), " +
+                std::to_string(mirrored.size()) + " mirrored edge(s)";
+  return result;
 }
 
 }  // namespace placer

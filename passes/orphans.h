@@ -13,7 +13,7 @@ namespace placer {
 class OrphansPass : public Pass {
  public:
   std::string_view name() const override { return "orphans"; }
-  Status run(Problem& problem, PassContext& ctx) override;
+  Expected<PassResult> run(Problem& problem, const PassOptions& options, PipelineState& state) override;
 };
 
 }  // namespace placer

@@ -61,30 +61,27 @@ Status checkTriviallyFeasible(const Problem& problem) {
   return Status::ok();
 }
 
-namespace {
-
-// The max-load split of `problem` by the DP called `solver` (dp or dpl), in a nested pipeline: the
-// DP needs its own reductions.
-Expected<PipelineOutcome> runDp(const Problem& problem, const PassContext& ctx, const char* solver,
-                                const Budget& budget, bool progress) {
-  PassContext nested;
-  nested.solver.max_ideals = ctx.solver.max_ideals;
-  if (progress) nested.solver.progress = ctx.solver.progress;
-  nested.solver.threads = ctx.solver.threads;
+Expected<PipelineOutcome> runDpPipeline(const Problem& problem, const PassOptions& options,
+                                        std::string_view solver, const Budget& budget, bool progress) {
+  PassOptions nested;
+  nested.solver.max_ideals = options.solver.max_ideals;
+  if (progress) nested.solver.progress = options.solver.progress;
+  nested.solver.threads = options.solver.threads;
   nested.solver.budget = budget;
-  nested.solver.certify = false;
   Problem throughput = problem;
   throughput.objective.goal = Goal::Throughput;
   throughput.objective.gpipe = false;
-  return runPipeline(throughput, defaultPipeline(solver), nested);
+  return runPipeline(throughput, defaultPipeline(solver, Goal::Throughput, /*certify=*/false), nested);
 }
 
+namespace {
+
 // The max-load DP's split of `problem`, DPL's when the exact DP gives up on the number of ideals.
-Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bool linear,
+Expected<SolveResult> dpSplit(const Problem& problem, const PassOptions& options, bool linear,
                               const Budget& budget) {
-  auto outcome = runDp(problem, ctx, linear ? "dpl" : "dp", budget, true);
+  auto outcome = runDpPipeline(problem, options, linear ? "dpl" : "dp", budget, true);
   if (!outcome && outcome.status().code() == StatusCode::ResourceLimit && !linear) {
-    outcome = runDp(problem, ctx, "dpl", budget, true);
+    outcome = runDpPipeline(problem, options, "dpl", budget, true);
   }
   if (!outcome) return outcome.status();
   return outcome->solve;
@@ -92,7 +89,7 @@ Expected<SolveResult> dpSplit(const Problem& problem, const PassContext& ctx, bo
 
 // What a solver's status means for the pipeline: a split (possibly with a gap) goes on, the rest
 // stops with the reason.
-Status statusOf(const SolveResult& result, const SolverSettings& settings) {
+Status statusOf(const SolveResult& result, const SolveOptions& options) {
   switch (result.status) {
     case SolveStatus::Optimal:
     case SolveStatus::Feasible:
@@ -106,17 +103,17 @@ Status statusOf(const SolveResult& result, const SolverSettings& settings) {
     case SolveStatus::TimeLimit: {
       // Stopped by the deadline with a split in hand: the split goes on, its status says so.
       if (!result.placement.device_of.empty()) return Status::ok();
-      if (!std::isfinite(settings.time_limit)) return unsupported(result.message);
+      if (!std::isfinite(options.time_limit)) return timeLimit(result.message);
       std::ostringstream msg;
-      msg << "no split found within the time limit of " << settings.time_limit << " s (proven lower bound "
+      msg << "no split found within the time limit of " << options.time_limit << " s (proven lower bound "
           << result.bound << ")";
-      return unsupported(msg.str());
+      return timeLimit(msg.str());
     }
     case SolveStatus::Error:
       break;
   }
   // The solver failed (GLPK's numerics, numbers out of its range, a broken invariant): no fallback.
-  return unsupported(result.message);
+  return internalError(result.message);
 }
 
 // The log line: the solver, its status, the value, and what it proved or counted.
@@ -139,83 +136,75 @@ std::string noteOf(const SolverInfo& solver, const Problem& problem, const Solve
   return note.str();
 }
 
-}  // namespace
-
-Status PartitionPass::run(Problem& problem, PassContext& ctx) {
-  // Pin the deadline now unless the caller set one: every phase of the solve shares it.
-  if (!ctx.solver.budget.hasDeadline())
-    ctx.solver.budget = Budget(ctx.solver.time_limit, ctx.solver.budget.stopFlag());
+// Whether the solver answers for the problem's objective at all, and the problem meets what it
+// needs of its input.
+Status checkSolverFits(const SolverInfo& solver, const Problem& problem) {
   const bool latency = problem.objective.goal == Goal::Latency;
-  if (latency && !solver_.latency) return unsupported(solver_.name + " does not minimise latency");
-  if (!latency && !solver_.throughput) {
-    return unsupported(solver_.name + " is a latency solver (" + solver_.summary +
+  if (latency && !solver.latency) return unsupported(solver.name + " does not minimise latency");
+  if (!latency && !solver.throughput) {
+    return unsupported(solver.name + " is a latency solver (" + solver.summary +
                        "); use it with the latency objective");
   }
-  if (!latency && problem.objective.gpipe && !solver_.gpipe) {
-    return unsupported("the GPipe objective needs --algorithm ip or ip-noncontig");
+  if (!latency && problem.objective.gpipe && !solver.gpipe) {
+    const std::string supporting =
+        builtinSolvers().names([](const SolverInfo& s) { return s.throughput && s.gpipe; });
+    return unsupported("the GPipe objective needs a solver that supports it (" + supporting + "); " +
+                       solver.name + " does not");
   }
-  if (solver_.precondition) {
-    if (Status s = solver_.precondition(problem); !s) return s;
+  if (solver.precondition) {
+    if (Status s = solver.precondition(problem); !s) return s;
   }
-  if (Status s = checkTriviallyFeasible(problem); !s) return s;
+  return checkTriviallyFeasible(problem);
+}
 
-  SolveRequest request;
-  request.max_ideals = ctx.solver.max_ideals;
-  request.time_limit = ctx.solver.time_limit;
-  request.mip_gap = ctx.solver.mip_gap;
-  request.mip_backend = ctx.solver.mip_backend;
-  request.subgraphs_per_accelerator = ctx.solver.subgraphs_per_accelerator;
-  request.orders = ctx.solver.orders;
-  request.seed = ctx.solver.seed;
-  request.threads = ctx.solver.threads;
-  // kBoundShare of the time limit stays for the certificate's bottleneck program (max-load).
-  request.budget = ctx.solver.budget;
-  if (ctx.solver.certify && !latency && !problem.objective.gpipe && ctx.solver.budget.hasDeadline())
-    request.budget = ctx.solver.budget.within(ctx.solver.budget.remaining() * (1 - kBoundShare));
-  request.progress = ctx.solver.progress;
-  request.dp_split = [&ctx](const Problem& p, bool linear, const Budget& budget) {
-    return dpSplit(p, ctx, linear, budget);
-  };
-  const auto solve_started = std::chrono::steady_clock::now();
-  SolveResult result = solver_.solve(problem, request);
-  const double solve_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_started).count();
-  if (Status s = statusOf(result, ctx.solver); !s) return s;
-
-  if (latency) {
-    if (Status s = verifyLatency(problem, result.placement); !s)
-      return internalError("the " + solver_.name + " placement fails verification: " + s.message());
+// The independent check of every answer, on the graph the solver saw.
+Status verifyAnswer(const SolverInfo& solver, const Problem& problem, const SolveResult& result) {
+  Status s;
+  if (problem.objective.goal == Goal::Latency) {
+    s = verifyLatency(problem, result.placement);
   } else {
     // The claimed value is checked against the evaluator's, except for the GPipe objective, which
     // the evaluator does not compute.
     Placement check = result.placement;
     if (problem.objective.gpipe) check.value = evaluateThroughput(problem, check.device_of).max_load;
-    if (Status s = verify(problem, check, solver_.contiguous); !s)
-      return internalError("the " + solver_.name + " placement fails verification: " + s.message());
+    s = verify(problem, check, solver.contiguous);
   }
-  if (ctx.solver.certify) {
-    // The exact DP's optimum certifies another contiguous max-load solver's answer where it finishes
-    // (auto has run it already, and its SliceGraph answers where it did not).
-    ContiguousOptimumFn optimum;
-    if (!latency && !problem.objective.gpipe && solver_.contiguous && solver_.name != "dp" && solver_.name != "auto") {
-      optimum = [&](const Budget& budget) -> std::optional<double> {
-        auto dp = runDp(problem, ctx, "dp", budget, false);
-        if (dp && dp->solve.status == SolveStatus::Optimal) return dp->solve.value;
-        return std::nullopt;
-      };
-    }
-    result.certificate =
-        certify(problem, ctx.original ? *ctx.original : problem, solver_, result, ctx.solver.budget,
-                ctx.solver.budget.hasDeadline()
-                    ? std::min(ctx.solver.budget.remaining(), kBoundShare * ctx.solver.time_limit)
-                    : std::max(kMinBoundSeconds, kBoundShare * solve_seconds),
-                ctx.solver.mip_backend, optimum);
-  }
-  ctx.note = noteOf(solver_, problem, result);
-  // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.
-  ctx.non_contiguous = latency || !solver_.contiguous;
-  ctx.solve = std::move(result);
+  if (!s) return internalError("the " + solver.name + " placement fails verification: " + s.message());
   return Status::ok();
+}
+
+}  // namespace
+
+Expected<PassResult> PartitionPass::run(Problem& problem, const PassOptions& options, PipelineState& state) {
+  // Every phase of the solve, and the certificate after it, shares one deadline, started now unless
+  // the caller started it earlier.
+  state.startClock(options.solver.time_limit);
+  if (Status s = checkSolverFits(solver_, problem); !s) return s;
+  const bool latency = problem.objective.goal == Goal::Latency;
+
+  SolveOptions request = options.solver;
+  request.budget = state.budget();
+  // kBoundShare of the time limit stays for the certificate's bottleneck program (max-load).
+  if (state.followedBy("certify") && !latency && !problem.objective.gpipe && state.budget().hasDeadline())
+    request.budget = state.budget().within(state.budget().remaining() * (1 - kBoundShare));
+  request.dp_split = [&options](const Problem& p, bool linear, const Budget& budget) {
+    return dpSplit(p, options, linear, budget);
+  };
+  const auto solve_started = std::chrono::steady_clock::now();
+  SolveResult result = solver_.solve(problem, request);
+  const double solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_started).count();
+  if (Status s = statusOf(result, options.solver); !s) return s;
+  if (Status s = verifyAnswer(solver_, problem, result); !s) return s;
+
+  PassResult out;
+  out.note = noteOf(solver_, problem, result);
+  // Latency splits may run several subgraphs on a device; so may a non-contiguous solver's.
+  state.non_contiguous = latency || !solver_.contiguous;
+  state.solver = &solver_;
+  state.solve_seconds = solve_seconds;
+  state.solve = std::move(result);
+  return out;
 }
 
 }  // namespace placer

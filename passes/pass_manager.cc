@@ -1,8 +1,10 @@
 #include "passes/pass_manager.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
+#include "passes/certify.h"
 #include "passes/colocate.h"
 #include "passes/expand.h"
 #include "passes/fold_leaves.h"
@@ -74,6 +76,10 @@ void registerBuiltinPasses(PassRegistry& registry) {
                  if (!solver) return solver.status();
                  return std::unique_ptr<Pass>(std::make_unique<PartitionPass>(**solver));
                });
+  registry.add("certify",
+               "prove a lower bound for the partition pass's answer (a pipeline without certify gives no "
+               "certificate)",
+               noArgument<CertifyPass>());
   registry.add("expand", "map the placement back onto the original nodes", noArgument<ExpandPass>());
 }
 
@@ -99,44 +105,98 @@ Status PassManager::parsePipeline(const PassRegistry& registry, std::string_view
   return Status::ok();
 }
 
-Status PassManager::run(Problem& problem, PassContext& ctx) {
-  if (!ctx.original) {
-    // Sums that overflow would surface later as a memory problem or an internal error.
-    if (Status s = checkMagnitudes(problem); !s) return s;
-    ctx.original = problem;
+bool PipelineState::followedBy(std::string_view name) const {
+  return std::find(later_passes_.begin(), later_passes_.end(), name) != later_passes_.end();
+}
+
+namespace {
+
+// A pass's mapping must send every vertex it received to a vertex of the problem it left.
+Status checkMapping(const VertexMapping& mapping, std::size_t before, std::size_t after) {
+  if (mapping.new_of_old.size() != before) {
+    return internalError("its vertex mapping has " + std::to_string(mapping.new_of_old.size()) +
+                         " entries for " + std::to_string(before) + " vertices");
   }
-  for (auto& pass : passes_) {
-    PassRecord record;
-    record.name = std::string(pass->name());
-    record.nodes_before = boost::num_vertices(problem.graph);
-    record.edges_before = boost::num_edges(problem.graph);
-    ctx.note.clear();
-    const auto start = std::chrono::steady_clock::now();
-    Status status = pass->run(problem, ctx);
-    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    record.nodes_after = boost::num_vertices(problem.graph);
-    record.edges_after = boost::num_edges(problem.graph);
-    record.note = ctx.note;
-    log_.push_back(record);
-    if (!status) return status.withContext("pass '" + record.name + "'");
-    if (ctx.verify_each) {
-      if (Status s = checkInvariants(problem, ctx.cycles_possible); !s) {
-        return internalError("after pass '" + record.name + "': " + s.message());
-      }
-    }
+  for (Vertex v : mapping.new_of_old) {
+    if (v >= after)
+      return internalError("its vertex mapping names vertex " + std::to_string(v) + " of " +
+                           std::to_string(after));
   }
   return Status::ok();
 }
 
-std::string defaultPipeline(std::string_view algorithm, Goal goal) {
-  const std::string partition = "partition=" + std::string(algorithm);
+}  // namespace
+
+Expected<PassResult> applyPass(Pass& pass, Problem& problem, const PassOptions& options,
+                               PipelineState& state) {
+  if (!state.original_) {
+    state.original_ = problem;
+    state.budget_ = options.solver.budget;
+  }
+  const std::size_t before = boost::num_vertices(problem.graph);
+  auto result = pass.run(problem, options, state);
+  if (!result) return result;
+  if (result->mapping) {
+    if (Status s = checkMapping(*result->mapping, before, boost::num_vertices(problem.graph)); !s) return s;
+    state.lossy_ = state.lossy_ || !result->mapping->exact;
+    state.mappings_.push_back(*result->mapping);
+  }
+  if (result->sets_costs) {
+    if (!state.mappings_.empty()) {
+      return unsupported("it changed node costs after an earlier pass changed the graph; run it first in the "
+                         "pipeline, before subdivide");
+    }
+    state.original_ = problem;
+  }
+  if (result->cycles_possible) state.cycles_possible_ = *result->cycles_possible;
+  if (result->expanded) state.mappings_.clear();
+  return result;
+}
+
+Status PassManager::run(Problem& problem, const PassOptions& options, PipelineState& state) {
+  if (!state.original_) {
+    // Sums that overflow would surface later as a memory problem or an internal error.
+    if (Status s = checkMagnitudes(problem); !s) return s;
+  }
+  for (std::size_t i = 0; i < passes_.size(); ++i) {
+    Pass& pass = *passes_[i];
+    state.later_passes_.clear();
+    for (std::size_t j = i + 1; j < passes_.size(); ++j)
+      state.later_passes_.emplace_back(passes_[j]->name());
+    PassRecord record;
+    record.name = std::string(pass.name());
+    record.nodes_before = boost::num_vertices(problem.graph);
+    record.edges_before = boost::num_edges(problem.graph);
+    const auto start = std::chrono::steady_clock::now();
+    auto result = applyPass(pass, problem, options, state);
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    record.nodes_after = boost::num_vertices(problem.graph);
+    record.edges_after = boost::num_edges(problem.graph);
+    if (result) {
+      record.note = result->note;
+      record.lossy = result->mapping && !result->mapping->exact;
+    }
+    log_.push_back(record);
+    if (!result) return result.status().withContext("pass '" + record.name + "'");
+    if (options.verify_each) {
+      if (Status s = checkInvariants(problem, state.cyclesPossible()); !s) {
+        return internalError("after pass '" + record.name + "': " + s.message());
+      }
+    }
+  }
+  state.later_passes_.clear();
+  return Status::ok();
+}
+
+std::string defaultPipeline(std::string_view algorithm, Goal goal, bool certify) {
+  const std::string partition = "partition=" + std::string(algorithm) + (certify ? ",certify" : "");
   if (goal == Goal::Latency) return "subdivide," + partition + ",expand";
   const SolverInfo* solver = builtinSolvers().find(algorithm);
   const std::string reductions = solver ? solver->reductions : builtinSolvers().find("dp")->reductions;
   return reductions + "," + partition + ",expand";
 }
 
-Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, PassContext ctx,
+Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline, const PassOptions& options,
                                       const PassArguments& arguments, const PassRegistry* registry) {
   PassRegistry builtin;
   if (registry == nullptr) {
@@ -145,12 +205,14 @@ Expected<PipelineOutcome> runPipeline(Problem problem, std::string_view pipeline
   }
   PassManager manager;
   if (Status s = manager.parsePipeline(*registry, pipeline, arguments); !s) return s;
-  if (Status s = manager.run(problem, ctx); !s) return s;
-  if (!ctx.solve) return unsupported("the pipeline '" + std::string(pipeline) + "' has no partition pass");
-  if (!ctx.mappings.empty() || ctx.solve->placement.device_of.size() != boost::num_vertices(problem.graph)) {
+  PipelineState state;
+  if (Status s = manager.run(problem, options, state); !s) return s;
+  if (!state.solve) return unsupported("the pipeline '" + std::string(pipeline) + "' has no partition pass");
+  if (!state.mappings().empty() ||
+      state.solve->placement.device_of.size() != boost::num_vertices(problem.graph)) {
     return unsupported("the pipeline '" + std::string(pipeline) + "' must end with the expand pass");
   }
-  return PipelineOutcome{std::move(problem), std::move(*ctx.solve), manager.log()};
+  return PipelineOutcome{std::move(problem), std::move(*state.solve), manager.log(), state.lossy()};
 }
 
 Status checkInvariants(const Problem& problem, bool cycles_allowed) {

@@ -31,7 +31,7 @@ std::vector<int> forwardComponents(const OpGraph& g, int& components) {
 
 }  // namespace
 
-Status SccContractionPass::run(Problem& problem, PassContext& ctx) {
+Expected<PassResult> SccContractionPass::run(Problem& problem, const PassOptions&, PipelineState&) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   int components = 0;
@@ -76,10 +76,12 @@ Status SccContractionPass::run(Problem& problem, PassContext& ctx) {
   }
   const std::size_t merged = n - static_cast<std::size_t>(groups);
   problem = std::move(contracted);
-  ctx.mappings.emplace_back(group_of.begin(), group_of.end());
-  ctx.cycles_possible = false;
-  ctx.note = std::to_string(merged) + " node(s) merged into strongly connected components";
-  return Status::ok();
+  PassResult result;
+  result.changed = merged > 0;
+  result.mapping = VertexMapping{{group_of.begin(), group_of.end()}};
+  result.cycles_possible = false;
+  result.note = std::to_string(merged) + " node(s) merged into strongly connected components";
+  return result;
 }
 
 }  // namespace placer

@@ -12,7 +12,7 @@ namespace placer {
 class SccContractionPass : public Pass {
  public:
   std::string_view name() const override { return "scc"; }
-  Status run(Problem& problem, PassContext& ctx) override;
+  Expected<PassResult> run(Problem& problem, const PassOptions& options, PipelineState& state) override;
 };
 
 }  // namespace placer

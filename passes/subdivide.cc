@@ -45,7 +45,7 @@ int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_id
 
 }  // namespace
 
-Status SubdividePass::run(Problem& problem, PassContext& ctx) {
+Expected<PassResult> SubdividePass::run(Problem& problem, const PassOptions&, PipelineState&) {
   const std::size_t n = boost::num_vertices(problem.graph);
   std::vector<std::vector<std::size_t>> nets_of(n);
   for (std::size_t i = 0; i < problem.nets.size(); ++i)
@@ -60,10 +60,13 @@ Status SubdividePass::run(Problem& problem, PassContext& ctx) {
   }
   std::vector<Vertex> identity(n);
   std::iota(identity.begin(), identity.end(), Vertex{0});
-  ctx.mappings.push_back(std::move(identity));
-  ctx.note = std::to_string(subdivided) + " node(s) with differing outgoing costs, " +
-             std::to_string(created) + " subdivision node(s) added";
-  return Status::ok();
+  PassResult result;
+  // out_cost is set on every node even when nothing is subdivided.
+  result.changed = true;
+  result.mapping = VertexMapping{std::move(identity)};
+  result.note = std::to_string(subdivided) + " node(s) with differing outgoing costs, " +
+                std::to_string(created) + " subdivision node(s) added";
+  return result;
 }
 
 }  // namespace placer

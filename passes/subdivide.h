@@ -14,7 +14,7 @@ namespace placer {
 class SubdividePass : public Pass {
  public:
   std::string_view name() const override { return "subdivide"; }
-  Status run(Problem& problem, PassContext& ctx) override;
+  Expected<PassResult> run(Problem& problem, const PassOptions& options, PipelineState& state) override;
 };
 
 }  // namespace placer

@@ -10,12 +10,12 @@ namespace placer {
 
 namespace {
 
-SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) {
+SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) {
   const Budget& budget = request.budget;
   OrderSearchOptions search;
   search.seed = request.seed;
   search.threads = request.threads;
-  search.progress = request.progress;
+  search.limits = request.limits();
   auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
   if (!phases) {
     SolveResult failed;
@@ -24,7 +24,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
     return failed;
   }
   // DPL: the slicer on the DFS order, with no budget (it is the answer of last resort).
-  search.budget = Budget::unlimited(budget.stopFlag());
+  search.limits.budget = Budget::unlimited(budget.stopFlag());
   SolveResult dpl = solveSliceGraph(problem, search);
   dpl.solver = "dpl";
   if (dpl.status != SolveStatus::Feasible) return dpl;  // interrupted, infeasible on its order, error
@@ -32,9 +32,9 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
   DpOptions exact_options;
   exact_options.max_ideals = request.max_ideals;
   exact_options.upper_bound = dpl.value;
-  exact_options.progress = request.progress;
   exact_options.threads = request.threads;
-  exact_options.budget = budget.within(budget.remaining() / 2);
+  exact_options.limits = request.limits();
+  exact_options.limits.budget = budget.within(budget.remaining() / 2);
   SolveResult exact = solveThroughputDp(problem, exact_options);
   std::ostringstream why;
   switch (exact.status) {
@@ -59,7 +59,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
   }
   // The order search with what is left, from DPL's order (so never worse than DPL).
   search.phases = *phases;
-  search.budget = budget;
+  search.limits.budget = budget;
   SolveResult searched = solveSliceGraph(problem, search);
   if (searched.status == SolveStatus::Interrupted) return searched;
   SolveResult& best =
@@ -73,7 +73,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveRequest& request) 
 
 }  // namespace
 
-SolveResult solveAuto(const Problem& problem, const SolveRequest& request) {
+SolveResult solveAuto(const Problem& problem, const SolveOptions& request) {
   if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe)
     return autoThroughput(problem, request);
   const SolverInfo* ip = builtinSolvers().find("ip");

@@ -22,6 +22,6 @@ namespace placer {
 // The default time budget of auto, in seconds, when the caller gives none.
 inline constexpr double kAutoTimeLimit = 60;
 
-SolveResult solveAuto(const Problem& problem, const SolveRequest& request);
+SolveResult solveAuto(const Problem& problem, const SolveOptions& request);
 
 }  // namespace placer

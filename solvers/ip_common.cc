@@ -1,6 +1,8 @@
 #include "solvers/ip_common.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <queue>
 #include <set>
@@ -12,6 +14,26 @@ namespace placer {
 
 using mip::LinExpr;
 using mip::Var;
+
+double secondsAllowed(const Limits& limits) {
+  return std::min(limits.time_limit, limits.budget.remaining());
+}
+
+std::function<void(const mip::Progress&)> forwardProgress(
+    const ProgressFn& progress, const std::function<void(const mip::Progress&)>& detailed, double unit) {
+  if (!progress && !detailed) return nullptr;
+  return [progress, detailed, unit](const mip::Progress& reported) {
+    mip::Progress p = reported;
+    p.incumbent *= unit;
+    p.bound *= unit;
+    if (detailed) detailed(p);
+    if (!progress) return;
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "nodes, incumbent %.6g, bound %.6g, gap %.2f%%", p.incumbent,
+                  p.bound, std::isfinite(p.gap) ? 100 * p.gap : 100.0);
+    progress(ProgressEvent{"ip", p.nodes, 0, detail});
+  };
+}
 
 VarGrid addAssignmentVariables(mip::Model& m, const Problem& problem,
                                const std::function<bool(Vertex, int)>& allowed, int columns,

@@ -10,12 +10,23 @@
 #include <vector>
 
 #include "core/problem.h"
-#include "solvers/mip.h"
 #include "core/solve_result.h"
+#include "solvers/limits.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
 using VarGrid = std::vector<std::vector<mip::Var>>;
+
+// The seconds an integer program may take from now: its limits' time limit, or what is left of the
+// budget if that ends first.
+double secondsAllowed(const Limits& limits);
+
+// The branch-and-cut's reports, objective values multiplied by `unit`, passed on to `detailed` as
+// they are and to `progress` as a progress line ("ip": nodes, incumbent, bound, gap). Null when both
+// are.
+std::function<void(const mip::Progress&)> forwardProgress(
+    const ProgressFn& progress, const std::function<void(const mip::Progress&)>& detailed, double unit = 1);
 
 // x[v][c] for every node and column c in [0, columns), where allowed(v, c); plus the assignment
 // rows sum_c x[v][c] = 1. Columns are devices by default; pass `columns` for slot layouts. With

@@ -185,7 +185,8 @@ SolveResult solveLatencyGreedy(const Problem& problem) {
 
   Expected<LatencyEvaluation> eval = evaluateLatency(problem, placement.device_of);
   if (!eval) return finish(SolveStatus::Error, eval.status().message());
-  if (!eval->valid()) return finish(SolveStatus::Error, "internal error: " + eval->violations.front());
+  if (!eval->valid())
+    return finish(SolveStatus::Error, "the greedy split is invalid: " + eval->violations.front());
   placement.value = eval->latency;
   result.value = eval->latency;
   result.bound = 0;  // a heuristic: no certificate

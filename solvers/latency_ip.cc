@@ -285,8 +285,11 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
   return s;
 }
 
-LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIpOptions& options) {
+LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIpOptions& given) {
   const auto started = std::chrono::steady_clock::now();
+  // From here on limits.time_limit is the seconds the call has, the budget's deadline included.
+  LatencyIpOptions options = given;
+  options.limits.time_limit = secondsAllowed(given.limits);
   const OpGraph& g = problem.graph;
   const DeviceSet& devices = problem.devices;
   const std::size_t n = boost::num_vertices(g);
@@ -411,8 +414,10 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   // solvers/bounds/simple_bound.h). Both hold for every placement, so for every program's space;
   // the floor on TotalLatency is where every node's LP starts.
   double floor = *std::max_element(head.begin(), head.end());
-  const double simple_seconds = std::max(0.5, (options.time_limit - seconds()) / 20);
-  if (auto simple = latencySimpleBound(problem, Budget(simple_seconds, options.stop), options.backend)) floor = std::max(floor, simple->value);
+  const double simple_seconds = std::max(0.5, (options.limits.time_limit - seconds()) / 20);
+  const Budget simple_budget(simple_seconds, options.limits.budget.stopFlag());
+  if (auto simple = latencySimpleBound(problem, simple_budget, options.backend))
+    floor = std::max(floor, simple->value);
 
   LatencyModelInput input{q,     columns, allowed, on_accelerator, classes,
                           order, head,    floor,   unit,           options.symmetry_breaking};
@@ -423,18 +428,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   const std::vector<Var>& slot_used = model.slot_used;
 
   mip::Options mo;
-  mo.time_limit = std::max(0.0, options.time_limit - seconds());  // the heuristics' time counts
-  mo.stop = options.stop;
-  mo.mip_gap = options.mip_gap;
+  mo.time_limit = std::max(0.0, options.limits.time_limit - seconds());  // the heuristics' time counts
+  mo.stop = options.limits.budget.stopFlag();
+  mo.mip_gap = options.limits.mip_gap;
   mo.backend = options.backend;
-  if (options.progress) {
-    mo.progress = [&options, unit](const mip::Progress& p) {
-      mip::Progress scaled = p;
-      scaled.incumbent *= unit;
-      scaled.bound *= unit;
-      options.progress(scaled);
-    };
-  }
+  mo.progress = forwardProgress(options.limits.progress, options.mip_progress, unit);
   mo.progress_interval = options.progress_interval;
   mo.known_bound = t(floor);
   if (start) {
@@ -481,7 +479,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       result.message =
           "no split satisfies the memory, colocation and contiguity constraints (" + r.message + ")";
     } else if (result.status == SolveStatus::TimeLimit) {
-      result.message = "no split found within the time limit of " + number(options.time_limit) +
+      result.message = "no split found within the time limit of " + number(options.limits.time_limit) +
                        " s, and no start to fall back on (" + r.message + ")";
     }
     result.stats.seconds = seconds();

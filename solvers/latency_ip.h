@@ -57,17 +57,19 @@
 #include <vector>
 
 #include "core/problem.h"
-#include "core/status.h"
-#include "solvers/mip.h"
 #include "core/solve_result.h"
+#include "core/status.h"
+#include "solvers/limits.h"
+#include "solvers/mip.h"
 
 namespace placer {
 
 struct LatencyIpOptions {
   int subgraphs_per_accelerator = 1;        // q, the degree of non-contiguity (§4.1)
-  double time_limit = kInfinity;            // seconds, heuristics included (GLPK may overrun it a little)
-  const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
-  double mip_gap = 0;
+  // limits.time_limit seconds from the call, heuristics included (GLPK may overrun it a little), or
+  // until the budget's deadline if that comes first; the budget's stop flag stops it soon;
+  // progress gets a line per report of the search.
+  Limits limits;
   mip::Backend backend = mip::kDefaultBackend;  // the program's solver, and the simple bound's LP's
   // A split (device_of) to start from. When given, it is the only start; when empty, the heuristics'
   // splits and `baselines` are scored by the evaluator and the best one that the slots can represent
@@ -88,7 +90,8 @@ struct LatencyIpOptions {
   bool symmetry_breaking = true;
   bool feasibility_pump = true;  // GLPK's, at the root (mip::Options); only without a start
   bool cuts = true;              // mixed-integer rounding cuts (mip::Options)
-  std::function<void(const mip::Progress&)> progress;
+  // Every report of the branch-and-cut, objective values in seconds, besides limits.progress.
+  std::function<void(const mip::Progress&)> mip_progress;
   double progress_interval = 1.0;
 };
 

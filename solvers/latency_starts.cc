@@ -382,12 +382,12 @@ std::optional<LatencyStart> chooseLatencyStart(const Problem& problem, const Lat
     SegmentSplitter splitter(problem);
     consider(splitter.split(splitter.greedyOrder()));
     consider(splitter.split(splitter.orderBy(splitter.firstVertices())));
-    const double budget =
-        options.heuristic_time >= 0 ? options.heuristic_time : std::min(0.1 * options.time_limit, 10.0);
+    const double budget = options.heuristic_time >= 0 ? options.heuristic_time
+                                                      : std::min(0.1 * options.limits.time_limit, 10.0);
     std::mt19937 rng(12345);
     std::uniform_real_distribution<double> uniform(0, 1);
     std::vector<double> priority(splitter.blocks());
-    const Budget stop_only = Budget::unlimited(options.stop);
+    const Budget stop_only = Budget::unlimited(options.limits.budget.stopFlag());
     for (int i = 0; i < options.random_orders && elapsed() < budget && !stop_only.interrupted(); ++i) {
       for (double& p : priority)
         p = uniform(rng);
@@ -395,10 +395,10 @@ std::optional<LatencyStart> chooseLatencyStart(const Problem& problem, const Lat
     }
     if (start) {
       const double search = options.local_search_time >= 0 ? options.local_search_time
-                                                           : std::min(0.25 * options.time_limit, 15.0);
-      const double left = std::max(0.0, options.time_limit - elapsed());
-      consider(
-          anneal(problem, splitter, start->device_of, q, Budget(std::min(search, left), options.stop), 2020));
+                                                           : std::min(0.25 * options.limits.time_limit, 15.0);
+      const double left = std::max(0.0, options.limits.time_limit - elapsed());
+      consider(anneal(problem, splitter, start->device_of, q,
+                      Budget(std::min(search, left), options.limits.budget.stopFlag()), 2020));
     }
   }
   return start;

@@ -271,9 +271,8 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   // memory) holds for the max-load and, summed over the passes, for the GPipe objective: with one
   // part it also floors MaxLoad, which every node's LP then starts from.
   double simple = 0;
-  if (auto bound = throughputSimpleBound(problem, Budget(std::max(0.5, options.time_limit / 20), options.stop),
-                                            options.backend))
-    simple = bound->value;
+  const Budget simple_budget(std::max(0.5, options.limits.time_limit / 20), options.limits.budget.stopFlag());
+  if (auto bound = throughputSimpleBound(problem, simple_budget, options.backend)) simple = bound->value;
   LinExpr objective;
   double known_bound = 0;
   for (int part = 0; part < parts; ++part) {
@@ -309,12 +308,12 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   // The clock started when solveMaxLoadIp was called: the local search and building the program
   // count against the limit.
   mo.time_limit =
-      std::max(0.0, options.time_limit -
+      std::max(0.0, options.limits.time_limit -
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  mo.stop = options.stop;
-  mo.mip_gap = options.mip_gap;
+  mo.stop = options.limits.budget.stopFlag();
+  mo.mip_gap = options.limits.mip_gap;
   mo.backend = options.backend;
-  mo.progress = options.progress;
+  mo.progress = forwardProgress(options.limits.progress, options.mip_progress);
   mo.progress_interval = options.progress_interval;
   mo.known_bound = std::max(known_bound, simple);
   if (!options.start.empty())
@@ -339,8 +338,11 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
 
 }  // namespace
 
-SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& options) {
+SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& given) {
   const auto started = std::chrono::steady_clock::now();
+  // From here on limits.time_limit is the seconds the call has, the budget's deadline included.
+  MaxLoadIpOptions options = given;
+  options.limits.time_limit = secondsAllowed(given.limits);
   if (options.contiguous || options.start.empty() ||
       options.start.size() != boost::num_vertices(problem.graph) || options.gpipe) {
     return solveOnce(problem, options, started);
@@ -350,7 +352,8 @@ SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& optio
   // local search takes it to 21.91 in milliseconds).
   MaxLoadIpOptions improved = options;
   // At most half of the limit, so the search has time left.
-  improved.start = improveByLocalSearch(problem, options.start, Budget(options.time_limit / 2, options.stop));
+  improved.start = improveByLocalSearch(
+      problem, options.start, Budget(options.limits.time_limit / 2, options.limits.budget.stopFlag()));
   return solveOnce(problem, improved, started);
 }
 

@@ -27,6 +27,7 @@
 
 #include "core/problem.h"
 #include "core/solve_result.h"
+#include "solvers/limits.h"
 #include "solvers/mip.h"
 
 namespace placer {
@@ -35,15 +36,16 @@ struct MaxLoadIpOptions {
   bool contiguous = true;
   // App. A: minimise max_i FW_i + max_i BW_i (GPipe schedule) instead of max_i (FW_i + BW_i).
   bool gpipe = false;
-  // Seconds for the whole call: the local search from the start, building the program and the
-  // branch-and-cut.
-  double time_limit = kInfinity;
-  const std::atomic<bool>* stop = nullptr;  // set by another thread or a signal handler: stop soon
-  double mip_gap = 0;
+  // The whole call (the local search from the start, building the program and the branch-and-cut)
+  // gets limits.time_limit seconds from when it starts, or until the budget's deadline if that comes
+  // first; the budget's stop flag stops it soon; progress gets a line per report of the search.
+  Limits limits;
   mip::Backend backend = mip::kDefaultBackend;  // the program's solver, and the simple bound's LP's
   std::vector<int> start;  // device_of of a known split to start from (empty: none)
   bool symmetry_breaking = true;
-  std::function<void(const mip::Progress&)> progress;
+  // Every report of the branch-and-cut as the backend gives it (benches time when the incumbent
+  // reaches a target), besides limits.progress.
+  std::function<void(const mip::Progress&)> mip_progress;
   double progress_interval = 1.0;
 };
 

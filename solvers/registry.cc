@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/evaluate.h"
 #include "core/latency.h"
@@ -23,16 +22,6 @@ namespace {
 // The DP's reductions: colocation classes, orphans, SCCs and zero-cost leaves contracted.
 constexpr const char* kDpReductions = "subdivide,colocate,orphans,scc,fold-leaves";
 
-std::function<void(const mip::Progress&)> mipProgress(const ProgressFn& progress) {
-  if (!progress) return nullptr;
-  return [progress](const mip::Progress& p) {
-    char detail[160];
-    std::snprintf(detail, sizeof detail, "nodes, incumbent %.6g, bound %.6g, gap %.2f%%", p.incumbent,
-                  p.bound, std::isfinite(p.gap) ? 100 * p.gap : 100.0);
-    progress(ProgressEvent{"ip", p.nodes, 0, detail});
-  };
-}
-
 SolveResult failed(SolveStatus status, std::string message) {
   SolveResult result;
   result.status = status;
@@ -43,18 +32,17 @@ SolveResult failed(SolveStatus status, std::string message) {
 // Throughput by the DP: DPL first (polynomial; it answers even when the time is spent, as the split
 // everything falls back on), then, unless `linear`, the exact DP pruned by DPL's value. An exact DP
 // out of time leaves DPL's split, without a certificate.
-SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bool linear) {
+SolveResult dpThroughput(const Problem& problem, const SolveOptions& request, bool linear) {
   // DPL: SliceGraph's slicer on the DFS order (polynomial; never stopped by the deadline).
   SolveResult dpl = sliceOrder(problem, dfsForwardOrder(problem));
   if (request.budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
   if (linear) return dpl;
   DpOptions options;
   options.max_ideals = request.max_ideals;
-  options.progress = request.progress;
   options.threads = request.threads;
+  options.limits = request.limits();
   // DPL's split is contiguous in the original graph, so its max-load bounds the optimum and lets the
   // exact DP skip every block that cannot beat it.
-  options.budget = request.budget;
   if (dpl.status == SolveStatus::Feasible) options.upper_bound = dpl.value;
   SolveResult exact = solveThroughputDp(problem, options);
   exact.stats.seconds += dpl.stats.seconds;
@@ -69,7 +57,7 @@ SolveResult dpThroughput(const Problem& problem, const SolveRequest& request, bo
 }
 
 // Latency by the DP: the max-load DP's split scored by the latency evaluator (Table 4's baseline).
-SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool linear) {
+SolveResult dpLatency(const Problem& problem, const SolveOptions& request, bool linear) {
   if (!request.dp_split) return failed(SolveStatus::Error, "no DP split available for the latency objective");
   auto split = request.dp_split(problem, linear, request.budget);
   if (!split) {
@@ -77,13 +65,18 @@ SolveResult dpLatency(const Problem& problem, const SolveRequest& request, bool 
       return failed(SolveStatus::Interrupted, "interrupted");
     if (split.status().code() == StatusCode::ResourceLimit)
       return failed(SolveStatus::ResourceLimit, split.status().message());
+    // No contiguous split fits, or none was found in time: what the DP found, not a failure of it.
+    if (split.status().code() == StatusCode::Infeasible)
+      return failed(SolveStatus::Infeasible, split.status().message());
+    if (split.status().code() == StatusCode::TimeLimit)
+      return failed(SolveStatus::TimeLimit, split.status().message());
     return failed(SolveStatus::Error, split.status().message());
   }
   SolveResult result = std::move(*split);
   auto latency = evaluateLatency(problem, result.placement.device_of);
   if (!latency) {
-    return failed(SolveStatus::Error, "internal error: the max-load DP's split cannot be scheduled: " +
-                                          latency.status().message());
+    return failed(SolveStatus::Error,
+                  "the max-load DP's split cannot be scheduled: " + latency.status().message());
   }
   result.value = latency->latency;
   result.placement.value = result.value;
@@ -98,53 +91,47 @@ Status dpPrecondition(const Problem& problem) {
   return problem.objective.goal == Goal::Latency ? Status::ok() : checkContracted(problem);
 }
 
-SolveResult sliceGraphSolve(const Problem& problem, const SolveRequest& request) {
+SolveResult sliceGraphSolve(const Problem& problem, const SolveOptions& request) {
   OrderSearchOptions options;
   auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
   if (!phases) return failed(SolveStatus::Error, phases.status().message());
   options.phases = std::move(*phases);
   options.seed = request.seed;
   options.threads = request.threads;
-  options.budget = request.budget;
-  options.progress = request.progress;
+  options.limits = request.limits();
   return solveSliceGraph(problem, options);
 }
 
-SolveResult dpSolve(const Problem& problem, const SolveRequest& request, bool linear) {
+SolveResult dpSolve(const Problem& problem, const SolveOptions& request, bool linear) {
   return problem.objective.goal == Goal::Latency ? dpLatency(problem, request, linear)
                                                  : dpThroughput(problem, request, linear);
 }
 
 // The max-load integer program, started from the exact DP's split found within a third of the time
 // (DPL's when the DP runs out).
-SolveResult maxLoadIp(const Problem& problem, const SolveRequest& request, bool contiguous) {
+SolveResult maxLoadIp(const Problem& problem, const SolveOptions& request, bool contiguous) {
   MaxLoadIpOptions options;
   options.contiguous = contiguous;
   options.gpipe = problem.objective.gpipe;
-  options.mip_gap = request.mip_gap;
+  options.limits = request.limits();
   options.backend = request.mip_backend;
-  options.progress = mipProgress(request.progress);
-  options.stop = request.budget.stopFlag();
   const Budget& budget = request.budget;
   if (request.dp_split) {
     auto start = request.dp_split(problem, /*linear=*/false, budget.within(budget.remaining() / 3));
     if (budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
     if (start) options.start = start->placement.device_of;
   }
-  options.time_limit = budget.remaining();
   return solveMaxLoadIp(problem, options);
 }
 
 // The latency integer program (q = 1 contiguous, q slots per accelerator otherwise), with DPL's split
 // as a further start: polynomial, so it hardly eats the time limit (the exact DP meets millions of
 // ideals on some latency workloads, e.g. 3 million on layer GNMT).
-SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool contiguous) {
+SolveResult latencyIp(const Problem& problem, const SolveOptions& request, bool contiguous) {
   LatencyIpOptions options;
   options.subgraphs_per_accelerator = contiguous ? 1 : request.subgraphs_per_accelerator;
-  options.mip_gap = request.mip_gap;
+  options.limits = request.limits();
   options.backend = request.mip_backend;
-  options.progress = mipProgress(request.progress);
-  options.stop = request.budget.stopFlag();
   // Starting splits, kept whole: the answer falls back on them (below).
   std::vector<Placement> starts;
   if (SolveResult greedy = solveLatencyGreedy(problem); greedy.status == SolveStatus::Feasible)
@@ -156,7 +143,6 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
     }
   }
   if (request.budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
-  options.time_limit = request.budget.remaining();
   SolveResult result = solveLatencyIp(problem, options);
   // With q > 1 the program's own slots can beat the evaluator's level split of the same placement;
   // what is written out is the placement, run as the evaluator runs it, so that is the value reported
@@ -201,7 +187,7 @@ SolveResult latencyIp(const Problem& problem, const SolveRequest& request, bool 
   return result;
 }
 
-SolveResult ipSolve(const Problem& problem, const SolveRequest& request, bool contiguous) {
+SolveResult ipSolve(const Problem& problem, const SolveOptions& request, bool contiguous) {
   SolveResult result = problem.objective.goal == Goal::Latency ? latencyIp(problem, request, contiguous)
                                                                : maxLoadIp(problem, request, contiguous);
   result.stats.mip_solver = mip::toString(request.mip_backend);
@@ -221,10 +207,18 @@ const SolverInfo* SolverRegistry::find(std::string_view name) const {
 }
 
 std::string SolverRegistry::names() const {
+  return names([](const SolverInfo&) { return true; });
+}
+
+std::string SolverRegistry::names(const std::function<bool(const SolverInfo&)>& pred) const {
+  std::vector<const SolverInfo*> chosen;
+  for (const SolverInfo& s : solvers_) {
+    if (pred(s)) chosen.push_back(&s);
+  }
   std::string out;
-  for (std::size_t i = 0; i < solvers_.size(); ++i) {
-    if (i > 0) out += i + 1 == solvers_.size() ? " or " : ", ";
-    out += solvers_[i].name;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (i > 0) out += i + 1 == chosen.size() ? " or " : ", ";
+    out += chosen[i]->name;
   }
   return out;
 }
@@ -234,30 +228,31 @@ void registerBuiltinSolvers(SolverRegistry& registry) {
       {"auto",
        "the default: the exact DP when it finishes in half the time limit, SliceGraph's order search "
        "otherwise (throughput); the integer program from the greedy's and DPL's splits (latency)",
-       true, true, true, false, false, kDpReductions, dpPrecondition, solveAuto});
+       true, true, true, false, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition, solveAuto});
   registry.add({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
-                true, false, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/false); }});
+                true, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition,
+                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/false); }});
   registry.add({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
-                true, true, true, false, false, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveRequest& r) { return dpSolve(p, r, /*linear=*/true); }});
+                true, true, true, false, false, false, kDpReductions, dpPrecondition,
+                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/true); }});
   registry.add({"slicegraph",
                 "SliceGraph (Archer et al. 2024): optimal slicings of many topological orders (--orders), "
                 "never worse than DPL",
-                true, false, true, false, false, kDpReductions, checkContracted, sliceGraphSolve});
+                true, false, true, false, false, false, kDpReductions, checkContracted, sliceGraphSolve});
   // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
   // when splits may be non-contiguous.
-  registry.add({"ip", "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)", true, true,
-                true, true, true, "subdivide,colocate,scc", nullptr,
-                [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/true); }});
+  registry.add({"ip",
+                "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)",
+                true, true, true, true, true, false, "subdivide,colocate,scc", nullptr,
+                [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/true); }});
   registry.add(
       {"ip-noncontig",
-       "integer program (GLPK or CBC), non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)", true,
-       true, false, true, true, "subdivide,colocate", nullptr,
-       [](const Problem& p, const SolveRequest& r) { return ipSolve(p, r, /*contiguous=*/false); }});
+       "integer program (GLPK or CBC), non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)",
+       true, true, false, true, true, false, "subdivide,colocate", nullptr,
+       [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/false); }});
   registry.add({"greedy", "fill accelerators in topological order (the latency baseline of App. F)", false,
-                true, false, false, false, "subdivide", nullptr,
-                [](const Problem& p, const SolveRequest&) { return solveLatencyGreedy(p); }});
+                true, false, false, false, false, "subdivide", nullptr,
+                [](const Problem& p, const SolveOptions&) { return solveLatencyGreedy(p); }});
 }
 
 const SolverRegistry& builtinSolvers() {

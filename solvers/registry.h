@@ -4,12 +4,10 @@
 // registry; nothing else names a solver. Registration is one explicit function
 // (registerBuiltinSolvers), not static self-registration, which silently vanishes from static
 // libraries. A solver is a function from a problem (already reduced by the passes its entry names)
-// and a request to a SolveResult: it never prints and never exits.
+// and its options (solvers/solve_options.h) to a SolveResult: it never prints and never exits.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,28 +17,11 @@
 #include "core/solve_result.h"
 #include "core/status.h"
 #include "solvers/mip.h"
+#include "solvers/solve_options.h"
 
 namespace placer {
 
-// What a solve may use beyond the problem: limits, progress, and starting splits from the caller.
-struct SolveRequest {
-  std::int64_t max_ideals = 4'000'000;                          // the exact DP refuses larger lattices
-  double time_limit = std::numeric_limits<double>::infinity();  // seconds, as the user gave it
-  double mip_gap = 0;                                           // relative gap that stops an IP
-  mip::Backend mip_backend = mip::kDefaultBackend;              // what solves an IP
-  int subgraphs_per_accelerator = 2;                            // q of the non-contiguous latency IP
-  std::string orders;      // SliceGraph's order phases (solvers/slicegraph/search.h); empty: the default
-  std::uint64_t seed = 1;  // SliceGraph's random numbers
-  int threads = 0;         // 0: every core
-  Budget budget;           // the deadline (time_limit, started when the solve began) and the stop flag
-  ProgressFn progress;
-  // The max-load DP's split (DPL's when `linear`) of a problem on the same vertices, within a budget.
-  // Starting splits need the DP's own reductions, which an integer program must not see; the caller
-  // (passes/partition.cc) runs them. Null: no such start.
-  std::function<Expected<SolveResult>(const Problem&, bool linear, const Budget&)> dp_split;
-};
-
-using SolveFn = std::function<SolveResult(const Problem&, const SolveRequest&)>;
+using SolveFn = std::function<SolveResult(const Problem&, const SolveOptions&)>;
 
 struct SolverInfo {
   std::string name;         // as in --algorithm and partition=NAME
@@ -54,6 +35,9 @@ struct SolverInfo {
   bool exact = false;
   // Minimises max FW + max BW of a training graph (the GPipe objective, App. A) when asked.
   bool gpipe = false;
+  // Runs the exact DP itself and answers with its optimum whenever the DP finishes (dp, auto): a
+  // certificate learns nothing from running the DP again.
+  bool runs_exact_dp = false;
   // The reductions the solver needs before it, for the throughput goal (latency solvers see the
   // subdivided graph only: on CPUs colocated nodes still run one by one).
   std::string reductions;
@@ -70,6 +54,8 @@ class SolverRegistry {
   const std::vector<SolverInfo>& all() const { return solvers_; }
   // "dp, dpl, ip, ip-noncontig or greedy", for messages.
   std::string names() const;
+  // The same list restricted to the solvers `pred` accepts ("ip or ip-noncontig" for gpipe).
+  std::string names(const std::function<bool(const SolverInfo&)>& pred) const;
 
  private:
   std::vector<SolverInfo> solvers_;  // in registration order

@@ -35,6 +35,14 @@ inline Problem loadWorkload(const std::string& relative) {
   return problem.hasValue() ? std::move(*problem) : Problem{};
 }
 
+// Runs one pass as the pass manager does (applyPass), recording what it returned in `state`.
+template <typename P>
+Status runPass(Problem& problem, PipelineState& state, const PassOptions& options = {}) {
+  P pass;
+  auto result = applyPass(pass, problem, options, state);
+  return result ? Status::ok() : result.status();
+}
+
 // The default pipeline with the given partition algorithm ("dp" or "dpl").
 inline std::string pipelineFor(const std::string& algorithm) {
   return defaultPipeline(algorithm);

@@ -170,7 +170,10 @@ int fail(const Status& status) {
                        (count ? " or a larger --max-ideals" : ""));
     return exitCodeFor(status);
   }
-  const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: " : "error: ";
+  // A solver's failure or a check that should never fail: a bug to report, not a wrong input.
+  const char* kind = status.code() == StatusCode::Infeasible ? "infeasible: "
+                     : status.code() == StatusCode::Internal ? "internal error: "
+                                                             : "error: ";
   say(kind, status.message());
   return exitCodeFor(status);
 }

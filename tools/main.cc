@@ -122,10 +122,11 @@ Options:
                           is refused there)
   -o, --output OUT.json   write the placement here (atomically) instead of standard output
   --pipeline PASSES       pass pipeline (default: subdivide,colocate,orphans,scc,
-                          fold-leaves,partition=auto,expand; see passes/pass_manager.h for the
-                          others); --algorithm sets the partition pass's argument, whatever the
-                          pipeline writes there; without it the pipeline's own partition pass
-                          decides (dp for a bare "partition")
+                          fold-leaves,partition=auto,certify,expand; see passes/pass_manager.h for
+                          the others; without certify there is no certificate); --algorithm sets
+                          the partition pass's argument, whatever the pipeline writes there;
+                          without it the pipeline's own partition pass decides (dp for a bare
+                          "partition")
   --pass-plugin LIB.so    load a pass plugin (repeatable; include/onnx_placer/plugin.h) whose
                           passes --pipeline can name
   --max-ideals N          the exact DP refuses graphs with more than N ideals (default 4000000;

@@ -454,8 +454,9 @@ int runExportWorkload(const Args& args) {
   api::LoadedModel model;
   if (int rc = loadAndAnnotate(args, "export-workload", options, model); rc != kOk) return rc;
   Problem problem = model.annotation.problem;
-  PassContext ctx;
-  if (Status s = SubdividePass().run(problem, ctx); !s) return fail(s);
+  SubdividePass subdivide;
+  PipelineState state;
+  if (auto s = subdivide.run(problem, PassOptions{}, state); !s) return fail(s.status());
   auto workload = workloadToJson(problem);
   if (!workload) return fail(workload.status());
   if (Status s = emit(args, jsonText(*workload, 1) + "\n", {args.positional.front()}); !s) return fail(s);

@@ -106,19 +106,21 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   const dp::DpInstance instance = dp::prepareInstance(problem, options.linearize, options.order);
   IdealLattice lattice;
   auto outOfBudget = [&](const std::string& phase) {
-    if (options.budget.interrupted()) return finish(SolveStatus::Interrupted, "interrupted while " + phase);
+    if (options.limits.budget.interrupted())
+      return finish(SolveStatus::Interrupted, "interrupted while " + phase);
     return finish(SolveStatus::TimeLimit, "time limit reached while " + phase);
   };
-  if (Status s = buildLattice(instance.preds, options.max_ideals, options.budget, options.progress, lattice);
+  if (Status s = buildLattice(instance.preds, options.max_ideals, options.limits.budget,
+                              options.limits.progress, lattice);
       !s) {
-    if (options.budget.exhausted()) return outOfBudget("generating ideals");
+    if (options.limits.budget.exhausted()) return outOfBudget("generating ideals");
     return finish(SolveStatus::ResourceLimit, s.message());
   }
   result.stats.ideals = lattice.size();
 
   const dp::TableResult table =
       dp::fillTable(problem, instance, lattice, options.upper_bound, threadCount(options.threads),
-                    options.progress, options.budget, result.stats);
+                    options.limits.progress, options.limits.budget, result.stats);
   if (!table.complete) return outOfBudget("filling the DP table");
   const double optimum = table.optimum;
   const DeviceSet& devices = problem.devices;
@@ -129,7 +131,7 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     return finish(SolveStatus::Infeasible, message.str());
   }
   const std::optional<std::vector<dp::Block>>& blocks = table.blocks;
-  if (!blocks) return finish(SolveStatus::Error, "internal error: the DP table could not be traced back");
+  if (!blocks) return finish(SolveStatus::Error, "the DP table could not be traced back");
 
   // Accelerators and CPUs are numbered in pipeline order.
   Placement& placement = result.placement;

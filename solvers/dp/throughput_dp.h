@@ -35,6 +35,7 @@
 #include "core/problem.h"
 #include "core/solve_result.h"
 #include "core/status.h"
+#include "solvers/limits.h"
 
 namespace placer {
 
@@ -45,10 +46,10 @@ struct DpOptions {
   // With linearize: the forward vertices in the topological order to slice (SliceGraph's slicer:
   // the best split of the problem into contiguous runs of this order). Empty: a DFS order (DPL).
   std::vector<Vertex> order;
-  ProgressFn progress;  // called about twice a second on long solves
-  // Deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop flag) when it
-  // runs out, checked after every row of the table and every thousand ideals generated.
-  Budget budget;
+  // The budget's deadline and stop flag: the DP returns TimeLimit (deadline) or Interrupted (stop
+  // flag) when it runs out, checked after every row of the table and every thousand ideals
+  // generated. Progress is reported about twice a second on long solves. (The gap is not used.)
+  Limits limits;
   // Threads filling the table (0: every core). Ideals of equal size are filled in parallel; the
   // table, the answer and the statistics are the same for any count.
   int threads = 0;

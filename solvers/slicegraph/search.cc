@@ -136,7 +136,7 @@ class Search {
     std::vector<double> values(count, std::nan(""));
     std::atomic<bool> skipped{false};
     parallelFor(threads_, count, [&](int worker, int i) {
-      if (options_.budget.exhausted()) {
+      if (options_.limits.budget.exhausted()) {
         skipped = true;
         return;
       }
@@ -249,7 +249,7 @@ class Search {
     auto fitness = [&](const std::vector<std::vector<double>>& pop, int from, double) {
       std::vector<double> values(pop.size() - from, std::nan(""));
       parallelFor(threads_, static_cast<int>(values.size()), [&](int worker, int i) {
-        if (options_.budget.exhausted()) return;
+        if (options_.limits.budget.exhausted()) return;
         Worker& w = workers_[worker];
         values[i] = cost(w.kahn.order(pop[from + i]), w.position);
       });
@@ -266,10 +266,10 @@ class Search {
   }
 
   void report() {
-    if (!options_.progress) return;
+    if (!options_.limits.progress) return;
     std::ostringstream detail;
     detail << "orders, best " << result_.value << " (" << result_.origin << ")";
-    options_.progress({"slicegraph", result_.orders, planned_, detail.str()});
+    options_.limits.progress({"slicegraph", result_.orders, planned_, detail.str()});
   }
 
   const UnitGraph& units_;

@@ -27,6 +27,7 @@
 #include "core/budget.h"
 #include "core/solve_result.h"
 #include "core/status.h"
+#include "solvers/limits.h"
 #include "solvers/slicegraph/slicer.h"
 
 namespace placer {
@@ -50,8 +51,9 @@ struct OrderSearchOptions {
   std::vector<OrderPhase> phases;
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
-  Budget budget;    // the search stops at the deadline or the stop flag with the best order so far
-  ProgressFn progress;
+  // The search stops at the budget's deadline or stop flag with the best order so far, and reports
+  // its progress. (The gap is not used.)
+  Limits limits;
 };
 
 struct OrderSearchResult {

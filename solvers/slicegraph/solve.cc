@@ -23,8 +23,9 @@ SolveResult solveSliceGraph(const Problem& problem, const OrderSearchOptions& op
   // limit aside, which can cut a search short: then it says so).
   message << search.orders << " order" << (search.orders == 1 ? "" : "s");
   if (search.cut_short)
-    message << " (cut short by the " << (options.budget.interrupted() ? "stop request" : "time limit") << ")";
-  if (options.budget.interrupted()) {
+    message << " (cut short by the " << (options.limits.budget.interrupted() ? "stop request" : "time limit")
+            << ")";
+  if (options.limits.budget.interrupted()) {
     result.status = SolveStatus::Interrupted;
     result.message = "interrupted";
     return result;

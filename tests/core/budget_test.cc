@@ -24,7 +24,7 @@ Problem prepared(const std::string& workload, const std::string& passes, Goal go
   PassRegistry registry;
   registerBuiltinPasses(registry);
   PassManager manager;
-  PassContext ctx;
+  PassOptions ctx;
   EXPECT_TRUE(manager.parsePipeline(registry, passes).isOk());
   EXPECT_TRUE(manager.run(problem, ctx).isOk());
   return problem;
@@ -53,9 +53,9 @@ TEST(Budget, TheDpReportsInterruptedAndTimeLimit) {
       prepared("throughput-inputs/LayerGraphs/gnmt_inference.json", "subdivide,colocate,orphans,scc");
   std::atomic<bool> stop{true};
   DpOptions options;
-  options.budget = Budget::unlimited(&stop);
+  options.limits.budget = Budget::unlimited(&stop);
   EXPECT_EQ(solveThroughputDp(p, options).status, SolveStatus::Interrupted);
-  options.budget = Budget(0, nullptr);
+  options.limits.budget = Budget(0, nullptr);
   const SolveResult out_of_time = solveThroughputDp(p, options);
   EXPECT_EQ(out_of_time.status, SolveStatus::TimeLimit);
   EXPECT_NE(out_of_time.message.find("time limit"), std::string::npos) << out_of_time.message;
@@ -67,19 +67,19 @@ TEST(Budget, TheIntegerProgramsReportInterrupted) {
       prepared("throughput-inputs/LayerGraphs/bert24_inference.json", "subdivide,colocate");
   MaxLoadIpOptions maxload;
   maxload.contiguous = false;
-  maxload.stop = &stop;
+  maxload.limits.budget = Budget::unlimited(&stop);
   EXPECT_EQ(solveMaxLoadIp(throughput, maxload).status, SolveStatus::Interrupted);
   const Problem latency =
       prepared("latency-inputs/LayerGraphs/bert24_inference.json", "subdivide", Goal::Latency);
   LatencyIpOptions options;
-  options.stop = &stop;
+  options.limits.budget = Budget::unlimited(&stop);
   EXPECT_EQ(solveLatencyIp(latency, options).status, SolveStatus::Interrupted)
       << "even with the start the heuristics found";
 }
 
 TEST(Budget, AnExhaustedDeadlineStillGetsDplsSplit) {
   const Problem p = loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json");
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.budget = Budget(0, nullptr);
   auto outcome = runPipeline(p, defaultPipeline("dp"), ctx);
   ASSERT_TRUE(outcome.hasValue()) << outcome.status().message();

@@ -46,7 +46,7 @@ void solveSmall(Problem problem) {
   problem.devices.cpus = std::min(problem.devices.cpus, kMaxSolvedDevices);
   if (problem.devices.count() == 0) return;
   if (!applySharedWeightMode(problem, SharedWeightMode::Auto)) return;
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.max_ideals = 2000;
   auto outcome = runPipeline(problem, kDefaultPipeline, ctx);
   if (!outcome) {

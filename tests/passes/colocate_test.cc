@@ -4,6 +4,7 @@
 
 #include "passes/scc_contraction.h"
 #include "tests/graph_builder.h"
+#include "tests/test_util.h"
 
 namespace placer::testing {
 namespace {
@@ -15,8 +16,8 @@ TEST(Colocate, ContractsEachClassPerSide) {
   b.colocate(f1, 3).colocate(f2, 3).colocate(b1, 3).colocate(b2, 3).backward(b1).backward(b2);
   b.edge(f1, g, 1).edge(f2, g, 1).edge(g, b1, 1).edge(b1, b2, 1);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(ColocatePass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<ColocatePass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 3u);  // {f1,f2}, g, {b1,b2}
   const OpNode& fw = p.graph[0];
   EXPECT_FALSE(fw.backward);
@@ -32,8 +33,8 @@ TEST(Colocate, ContractsEachClassPerSide) {
   EXPECT_EQ(boost::num_edges(p.graph), 2u);
   // The two outputs stay two transfers of the merged node; b1 -> b2 is internal.
   ASSERT_EQ(p.nets.size(), 3u);
-  EXPECT_EQ(ctx.mappings.back(), (std::vector<Vertex>{0, 0, 1, 2, 2}));
-  EXPECT_TRUE(ctx.cycles_possible);
+  EXPECT_EQ(ctx.mappings().back().new_of_old, (std::vector<Vertex>{0, 0, 1, 2, 2}));
+  EXPECT_TRUE(ctx.cyclesPossible());
 }
 
 TEST(Colocate, CyclesThroughAClassAreContractedByScc) {
@@ -43,12 +44,12 @@ TEST(Colocate, CyclesThroughAClassAreContractedByScc) {
   int u = b.node(1, 1), v = b.node(1, 1), w = b.node(1, 1), x = b.node(1, 1);
   b.colocate(u, 0).colocate(w, 0).edge(u, v, 1).edge(v, w, 1).edge(w, x, 1);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(ColocatePass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<ColocatePass>(p, ctx).isOk());
   EXPECT_FALSE(findCycle(p.graph, true).empty());
-  ASSERT_TRUE(SccContractionPass().run(p, ctx).isOk());
+  ASSERT_TRUE(runPass<SccContractionPass>(p, ctx).isOk());
   EXPECT_TRUE(findCycle(p.graph, true).empty());
-  EXPECT_FALSE(ctx.cycles_possible);
+  EXPECT_FALSE(ctx.cyclesPossible());
   ASSERT_EQ(boost::num_vertices(p.graph), 2u);
   EXPECT_EQ(p.graph[0].members, (std::vector<int>{u, v, w}));
   EXPECT_DOUBLE_EQ(p.graph[0].p_acc, 3);
@@ -62,9 +63,9 @@ TEST(Scc, BackwardPartnersOfAComponentMergeIntoOneClass) {
   b.colocate(u, 0).colocate(w, 0).colocate(v, 1).colocate(bu, 0).colocate(bv, 1).backward(bu).backward(bv);
   b.edge(u, v, 1).edge(v, w, 1).edge(w, bv, 1).edge(bv, bu, 1);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(ColocatePass().run(p, ctx).isOk());
-  ASSERT_TRUE(SccContractionPass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<ColocatePass>(p, ctx).isOk());
+  ASSERT_TRUE(runPass<SccContractionPass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 2u);
   const OpNode& fw = p.graph[0];
   const OpNode& bw = p.graph[1];

@@ -15,10 +15,10 @@ TEST(FoldLeaves, FreeSourcesAndSinksJoinTheirNeighbour) {
   int in = b.node(0, 0), x = b.node(1, 1), y = b.node(1, 1), out = b.node(0, 0), busy = b.node(1, 0);
   b.edge(in, x, 5).edge(x, y, 1).edge(y, out, 5).edge(y, busy, 1);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(FoldLeavesPass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<FoldLeavesPass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 3u);  // {in, x}, {y, out}, busy (takes time: kept)
-  EXPECT_EQ(ctx.mappings.back(), (std::vector<Vertex>{0, 0, 1, 1, 2}));
+  EXPECT_EQ(ctx.mappings().back().new_of_old, (std::vector<Vertex>{0, 0, 1, 1, 2}));
 }
 
 TEST(FoldLeaves, LeavesWithMemoryStayWhenMemoryCanBind) {
@@ -26,8 +26,8 @@ TEST(FoldLeaves, LeavesWithMemoryStayWhenMemoryCanBind) {
   int a = tight.node(0, 0, 6), b = tight.node(1, 1, 6);
   tight.edge(a, b, 1);
   Problem p = tight.build();
-  PassContext ctx;
-  ASSERT_TRUE(FoldLeavesPass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<FoldLeavesPass>(p, ctx).isOk());
   EXPECT_EQ(boost::num_vertices(p.graph), 2u);
 
   GraphBuilder roomy({2, 12, 0});
@@ -35,7 +35,7 @@ TEST(FoldLeaves, LeavesWithMemoryStayWhenMemoryCanBind) {
   b = roomy.node(1, 1, 6);
   roomy.edge(a, b, 1);
   p = roomy.build();
-  ASSERT_TRUE(FoldLeavesPass().run(p, ctx).isOk());
+  ASSERT_TRUE(runPass<FoldLeavesPass>(p, ctx).isOk());
   EXPECT_EQ(boost::num_vertices(p.graph), 1u);
 }
 
@@ -46,9 +46,9 @@ TEST(FoldLeaves, BackwardPartnerFoldsWithItsLeaf) {
   b.colocate(in, 0).colocate(bin, 0).colocate(x, 1).colocate(bx, 1).backward(bx).backward(bin);
   b.edge(in, x, 1).edge(x, bx, 1).edge(bx, bin, 1);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(ColocatePass().run(p, ctx).isOk());
-  ASSERT_TRUE(FoldLeavesPass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<ColocatePass>(p, ctx).isOk());
+  ASSERT_TRUE(runPass<FoldLeavesPass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 2u);
   EXPECT_EQ(p.graph[0].colocation, p.graph[1].colocation);
   EXPECT_NE(p.graph[0].backward, p.graph[1].backward);

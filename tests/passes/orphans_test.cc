@@ -23,8 +23,8 @@ Problem trainingWithOrphan() {
 
 TEST(Orphans, OrphanGetsAMirroredForwardImage) {
   Problem p = trainingWithOrphan();
-  PassContext ctx;
-  ASSERT_TRUE(OrphansPass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<OrphansPass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 6u);
   const OpNode& image = p.graph[5];
   EXPECT_FALSE(image.backward);
@@ -38,7 +38,7 @@ TEST(Orphans, OrphanGetsAMirroredForwardImage) {
   };
   EXPECT_TRUE(has_edge(5, 1));
   EXPECT_TRUE(has_edge(0, 5));
-  EXPECT_EQ(ctx.mappings.back().size(), 5u);
+  EXPECT_EQ(ctx.mappings().back().new_of_old.size(), 5u);
 }
 
 TEST(Orphans, DefaultPipelinePlacesOrphansAndMatchesBruteForce) {

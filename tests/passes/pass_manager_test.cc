@@ -34,9 +34,10 @@ TEST(PassManager, LogsEveryPassAndVerifiesEach) {
   registerBuiltinPasses(registry);
   PassManager manager;
   ASSERT_TRUE(manager.parsePipeline(registry, kDefaultPipeline).isOk());
-  PassContext ctx;
-  ctx.verify_each = true;
-  ASSERT_TRUE(manager.run(problem, ctx).isOk());
+  PassOptions options;
+  options.verify_each = true;
+  PipelineState ctx;
+  ASSERT_TRUE(manager.run(problem, options, ctx).isOk());
   ASSERT_EQ(manager.log().size(), 7u);
   EXPECT_EQ(manager.log()[1].name, "colocate");
   EXPECT_EQ(manager.log()[1].nodes_before, 600u);

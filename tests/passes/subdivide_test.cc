@@ -4,6 +4,7 @@
 
 #include "core/evaluate.h"
 #include "tests/graph_builder.h"
+#include "tests/test_util.h"
 
 namespace placer::testing {
 namespace {
@@ -13,8 +14,8 @@ TEST(Subdivide, NodesWithDifferingCostsGetOneNodePerTransfer) {
   int u = b.node(1, 1), v1 = b.node(1, 1), v2 = b.node(1, 1), w = b.node(1, 1);
   b.edge(u, v1, 0.25).edge(u, v2, 0.75).edge(v1, w, 2).edge(v2, w, 2);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(SubdividePass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<SubdividePass>(p, ctx).isOk());
   ASSERT_EQ(boost::num_vertices(p.graph), 6u);
   // Every node now has at most one outgoing net, and out_cost is its cost.
   std::vector<int> nets_of(6, 0);
@@ -28,8 +29,8 @@ TEST(Subdivide, NodesWithDifferingCostsGetOneNodePerTransfer) {
     EXPECT_EQ(p.graph[x].colocation, p.graph[u].colocation);
     EXPECT_TRUE(p.graph[x].members.empty());
   }
-  ASSERT_EQ(ctx.mappings.size(), 1u);
-  EXPECT_EQ(ctx.mappings[0], (std::vector<Vertex>{0, 1, 2, 3}));
+  ASSERT_EQ(ctx.mappings().size(), 1u);
+  EXPECT_EQ(ctx.mappings()[0].new_of_old, (std::vector<Vertex>{0, 1, 2, 3}));
 }
 
 TEST(Subdivide, LoadsOfEveryPlacementAreUnchanged) {
@@ -38,8 +39,8 @@ TEST(Subdivide, LoadsOfEveryPlacementAreUnchanged) {
   b.edge(u, v1, 0.25).edge(u, v2, 0.75).edge(u, w, 0.75).edge(v1, w, 2).edge(v2, w, 1);
   Problem before = b.build();
   Problem after = before;
-  PassContext ctx;
-  ASSERT_TRUE(SubdividePass().run(after, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<SubdividePass>(after, ctx).isOk());
   const std::size_t n = boost::num_vertices(after.graph);
   for (int code = 0; code < 4 * 4 * 4 * 4; ++code) {
     std::vector<int> dev{code % 4, code / 4 % 4, code / 16 % 4, code / 64 % 4};
@@ -56,8 +57,8 @@ TEST(Subdivide, UniformNodesAreLeftAlone) {
   int u = b.node(1, 1), v = b.node(1, 1), w = b.node(1, 1);
   b.edge(u, v, 3).edge(u, w, 3);
   Problem p = b.build();
-  PassContext ctx;
-  ASSERT_TRUE(SubdividePass().run(p, ctx).isOk());
+  PipelineState ctx;
+  ASSERT_TRUE(runPass<SubdividePass>(p, ctx).isOk());
   EXPECT_EQ(boost::num_vertices(p.graph), 3u);
   EXPECT_DOUBLE_EQ(p.graph[u].out_cost, 3);
   ASSERT_EQ(p.nets.size(), 1u);

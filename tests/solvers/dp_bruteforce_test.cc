@@ -617,8 +617,8 @@ struct Coverage {
   std::int64_t placements = 0;
 };
 
-PassContext checkingContext() {
-  PassContext ctx;
+PassOptions checkingContext() {
+  PassOptions ctx;
   ctx.verify_each = true;
   return ctx;
 }

@@ -14,7 +14,7 @@ namespace {
 class ParallelDp : public ::testing::TestWithParam<const char*> {};
 
 SolveResult solveWithThreads(const std::string& workload, int threads) {
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.threads = threads;
   auto outcome = runPipeline(loadWorkload(workload), pipelineFor("dp"), ctx);
   EXPECT_TRUE(outcome.hasValue()) << outcome.status().message();
@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(Table1Large, ParallelDp,
 
 // A time limit stops the parallel fill too, and the pipeline answers with DPL's split, saying so.
 TEST(ParallelDpBudget, ATimeLimitStopsEveryThread) {
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.threads = 3;
   ctx.solver.budget = Budget(0.2, nullptr);
   auto outcome = runPipeline(loadWorkload("throughput-inputs/LayerGraphs/inceptionv3_training.json"),

@@ -390,7 +390,7 @@ TEST(LatencyIp, InfeasibleInstancesSayWhy) {
 TEST(LatencyIp, TimeLimitZeroReturnsTheStartOrSaysThereIsNone) {
   const Problem p = randomDag(7, 7, DeviceSet{2, 1e18, 1}, false);
   LatencyIpOptions o = withSubgraphs(1);
-  o.time_limit = 0;
+  o.limits.time_limit = 0;
   o.heuristics = false;
   SolveResult none = solveLatencyIp(p, o);
   EXPECT_EQ(none.status, SolveStatus::TimeLimit);
@@ -428,7 +428,7 @@ TEST(LatencyIp, TimeLimitZeroReturnsTheStartOrSaysThereIsNone) {
 TEST(LatencyIp, LayerBert24ReachesThePaperValue) {
   const Problem p = loadWorkload("latency-inputs/LayerGraphs/bert24_inference.json");
   LatencyIpOptions o = withSubgraphs(1);
-  o.time_limit = 5;
+  o.limits.time_limit = 5;
   const auto started = std::chrono::steady_clock::now();
   LatencyIpSolution s = solveLatencyIpDetailed(p, o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -443,7 +443,7 @@ TEST(LatencyIp, LayerBert24ReachesThePaperValue) {
 TEST(LatencyIp, LayerGnmtReachesThePaperValue) {
   const Problem p = loadWorkload("latency-inputs/LayerGraphs/gnmt_inference.json");
   LatencyIpOptions o = withSubgraphs(1);
-  o.time_limit = 5;
+  o.limits.time_limit = 5;
   const auto started = std::chrono::steady_clock::now();
   LatencyIpSolution s = solveLatencyIpDetailed(p, o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

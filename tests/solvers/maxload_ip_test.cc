@@ -227,7 +227,7 @@ SolveResult nonContiguousFromDp(const Problem& p, double seconds) {
   auto dp = runPipeline(p, pipelineFor("dp"));
   EXPECT_TRUE(dp.hasValue());
   MaxLoadIpOptions o = nonContiguous();
-  o.time_limit = seconds;
+  o.limits.time_limit = seconds;
   if (dp.hasValue()) o.start = dp->solve.placement.device_of;
   return solveMaxLoadIp(p, o);
 }
@@ -337,7 +337,7 @@ TEST(MaxLoadIp, InfeasibleInstancesSayWhy) {
 TEST(MaxLoadIp, ZeroTimeLimitReportsNoSplitOrTheStart) {
   Problem p = randomDag(7, 20, DeviceSet{3, 1e18, 1}, false);
   MaxLoadIpOptions o = contiguous();
-  o.time_limit = 0;
+  o.limits.time_limit = 0;
   SolveResult none = solveMaxLoadIp(p, o);
   EXPECT_EQ(none.status, SolveStatus::TimeLimit);
   EXPECT_TRUE(none.placement.device_of.empty());

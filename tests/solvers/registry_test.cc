@@ -63,10 +63,17 @@ TEST(SolverRegistry, NamesAreUniqueAndUnknownOnesListTheKnown) {
 }
 
 TEST(SolverRegistry, DefaultPipelinesRunEachSolversReductions) {
-  EXPECT_EQ(defaultPipeline("dp"), "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand");
-  EXPECT_EQ(defaultPipeline("ip"), "subdivide,colocate,scc,partition=ip,expand");
-  EXPECT_EQ(defaultPipeline("ip-noncontig"), "subdivide,colocate,partition=ip-noncontig,expand");
-  EXPECT_EQ(defaultPipeline("ip", Goal::Latency), "subdivide,partition=ip,expand");
+  // Without the certificate, so that the reductions are what is compared.
+  const Goal throughput = Goal::Throughput;
+  EXPECT_EQ(defaultPipeline("dp", throughput, false),
+            "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,expand");
+  EXPECT_EQ(defaultPipeline("ip", throughput, false), "subdivide,colocate,scc,partition=ip,expand");
+  EXPECT_EQ(defaultPipeline("ip-noncontig", throughput, false),
+            "subdivide,colocate,partition=ip-noncontig,expand");
+  EXPECT_EQ(defaultPipeline("ip", Goal::Latency, false), "subdivide,partition=ip,expand");
+  // By default the certify pass follows the partition pass.
+  EXPECT_EQ(defaultPipeline("dp"), "subdivide,colocate,orphans,scc,fold-leaves,partition=dp,certify,expand");
+  EXPECT_EQ(defaultPipeline("ip", Goal::Latency), "subdivide,partition=ip,certify,expand");
 }
 
 TEST(SolverRegistry, EveryThroughputSolverAnswersAndVerifies) {

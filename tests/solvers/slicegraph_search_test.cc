@@ -43,7 +43,7 @@ Problem reduced(Problem p) {
   PassRegistry registry;
   registerBuiltinPasses(registry);
   PassManager manager;
-  PassContext ctx;
+  PassOptions ctx;
   EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
   EXPECT_TRUE(manager.run(p, ctx).isOk());
   return p;
@@ -152,8 +152,8 @@ TEST(SliceGraph, OrderPhasesParseOrNameTheBadItem) {
   EXPECT_TRUE(parseOrderPhases(kDefaultOrderPhases).hasValue());
 }
 
-SolveRequest autoRequest(double seconds, std::int64_t max_ideals = 4'000'000) {
-  SolveRequest request;
+SolveOptions autoRequest(double seconds, std::int64_t max_ideals = 4'000'000) {
+  SolveOptions request;
   request.max_ideals = max_ideals;
   request.time_limit = seconds;
   request.budget = Budget(seconds, nullptr);

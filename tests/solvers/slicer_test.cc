@@ -208,7 +208,7 @@ TEST(Slicer, OnTheDfsOrderIsDpl) {
     PassRegistry registry;
     registerBuiltinPasses(registry);
     PassManager manager;
-    PassContext ctx;
+    PassOptions ctx;
     ASSERT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
     ASSERT_TRUE(manager.run(p, ctx).isOk()) << file;
     DpOptions dpl;

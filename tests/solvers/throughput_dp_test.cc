@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
   for (const char* workload : {"throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
                                "throughput-inputs/LayerGraphs/resnet50_training.json"}) {
-    PassContext ctx;
+    PassOptions ctx;
     auto contracted = runPipeline(loadWorkload(workload), pipelineFor("dp"));
     ASSERT_TRUE(contracted.hasValue());
     Problem problem = loadWorkload(workload);
@@ -130,7 +130,7 @@ TEST(ThroughputDp, PruningAtTheOptimumKeepsItExactly) {
 }
 
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
-  PassContext ctx;
+  PassOptions ctx;
   ctx.solver.max_ideals = 1000;
   auto outcome =
       runPipeline(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"), pipelineFor("dp"), ctx);
