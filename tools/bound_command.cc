@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "onnx_io/json_text.h"
+#include "api/bound.h"
 #include "passes/lower_bounds.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
@@ -74,27 +75,6 @@ bool isModel(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
 }
 
-nlohmann::ordered_json reportJson(const BoundReport& report, const std::string& input, const Problem& problem,
-                                  mip::Backend mip_backend) {
-  nlohmann::ordered_json out;
-  out["input"] = input;
-  out["objective"] = problem.objective.goal == Goal::Latency ? "latency"
-                     : problem.objective.gpipe                ? "gpipe"
-                                                              : "throughput";
-  out["lowerBound"] = report.lower;
-  out["boundMethod"] = report.method.empty() ? "none" : report.method;
-  out["boundSpace"] = toString(report.space);
-  out["cutShort"] = report.cut_short;
-  out["mipSolver"] = mip::toString(mip_backend);
-  nlohmann::ordered_json methods = nlohmann::ordered_json::array();
-  for (const MethodBound& m : report.methods) {
-    methods.push_back(
-        {{"method", m.method}, {"lowerBound", m.value}, {"seconds", m.seconds}, {"outcome", m.outcome}});
-  }
-  out["methods"] = std::move(methods);
-  return out;
-}
-
 }  // namespace
 
 int runBound(const Args& args) {
@@ -132,11 +112,11 @@ int runBound(const Args& args) {
   }
   problem.objective.goal = goal;
   problem.objective.gpipe = gpipe;
-  settings.budget = Budget(settings.time_limit, &interruptFlag());
-  auto report = proveLowerBound(problem, space, methods, settings);
+  auto report = api::proveBound(problem, space, methods, settings, &interruptFlag());
   if (!report) return report.status().code() == StatusCode::InvalidInput ? usageError(report.status().message(), "bound")
                                                                           : fail(report.status().withContext(input));
-  if (Status s = emit(args, jsonText(reportJson(*report, input, problem, settings.mip_backend), 2) + "\n", {input}); !s) return fail(s);
+  if (Status s = emit(args, api::boundReportText(*report, input, problem, settings.mip_backend), {input}); !s)
+    return fail(s);
   if (!args.flags.count("quiet")) {
     std::fprintf(stderr, "onnx-placer: lower bound %.10g over %s placements (%s)%s\n", report->lower,
                  space == BoundSpace::Contiguous ? "contiguous" : "all", report->method.empty() ? "none" : report->method.c_str(),

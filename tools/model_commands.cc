@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api/model.h"
+#include "api/inspect.h"
 #include "api/place.h"
 #include "core/evaluate.h"
 #include "cost_model/cost_model.h"
@@ -267,50 +268,6 @@ int runPlace(const Args& args) {
 
 namespace {
 
-// What the cost model gives the whole model, for inspect: its time per sample on one device of each
-// kind, the part of it that is operator overhead, and the operators whose two times come from
-// different sources.
-nlohmann::ordered_json costSummary(const api::LoadedModel& model) {
-  const Problem& p = model.annotation.problem;
-  const DeviceSpec& d = model.devices;
-  double accelerator = 0, cpu = 0;
-  int unsupported = 0;
-  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
-    if (p.graph[v].supportedOnAccelerator()) {
-      accelerator += p.graph[v].p_acc;
-    } else {
-      ++unsupported;
-    }
-    cpu += p.graph[v].p_cpu;
-  }
-  const double n = static_cast<double>(boost::num_vertices(p.graph));
-  nlohmann::ordered_json mixed = nlohmann::ordered_json::array();
-  std::size_t mixed_count = 0;
-  for (std::size_t v = 0; v < model.annotation.accelerator_source.size(); ++v) {
-    const int a = model.annotation.accelerator_source[v], c = model.annotation.cpu_source[v];
-    if (a < 0 || c < 0 || a == c) continue;
-    if (++mixed_count <= 10) mixed.push_back(model.graph.nodes[v].name);
-  }
-  nlohmann::ordered_json out;
-  out["devices"] = {{"name", d.name}, {"accelerators", d.accelerators.count}, {"cpus", d.cpus.count}};
-  out["overheads"] = {{"accelerator",
-                       {{"operator_seconds", d.accelerators.op_overhead},
-                        {"boundary_seconds", d.accelerators.boundary_overhead}}},
-                      {"cpu",
-                       {{"operator_seconds", d.cpus.op_overhead},
-                        {"boundary_seconds", d.cpus.boundary_overhead},
-                        {"boundary_bandwidth", d.cpus.boundary_bandwidth}}}};
-  out["seconds_per_sample"] = {
-      {"one_accelerator", d.accelerators.count > 0 ? nlohmann::ordered_json(accelerator) : nullptr},
-      {"one_accelerator_operator_overhead", d.accelerators.op_overhead * (n - unsupported)},
-      {"operators_unsupported_on_accelerators", unsupported},
-      {"one_cpu", d.cpus.count > 0 ? nlohmann::ordered_json(cpu) : nullptr},
-      {"one_cpu_operator_overhead", d.cpus.op_overhead * n}};
-  out["cost_sources"] = model.annotation.notes;
-  out["mixed_sources"] = {{"count", mixed_count}, {"first", mixed}};
-  return out;
-}
-
 // Per op type, how its operators were costed ("Conv 2", "MatMulNBits (com.microsoft) 8",
 // "Foo 3 fallback"), then the op types constant folding evaluated.
 void printFidelityByOpType(const CostFidelity& fidelity) {
@@ -346,48 +303,10 @@ int runInspect(const Args& args) {
   api::LoadedModel model;
   if (int rc = loadAndAnnotate(args, "inspect", options, model, /*report=*/false); rc != kOk) return rc;
   const OnnxGraph* graph = &model.graph;
-  std::map<std::string, int> histogram;
-  double flops = 0, macs = 0, weights = 0, weight_count = 0;
-  for (int v = 0; v < static_cast<int>(graph->nodes.size()); ++v) {
-    ++histogram[graph->nodes[v].op_type];
-    const OpWork work = estimateWork(shapeInfo(*graph, v));
-    flops += work.flops;
-    macs += work.macs;
-  }
-  const CostFidelity fidelity = costFidelity(*graph, model.annotation);
-  std::vector<std::string> unknown;
-  for (const TensorInfo& t : graph->tensors) {
-    if (t.is_weight && !t.consumers.empty()) {
-      weights += t.bytes().value_or(0);
-      ++weight_count;
-    }
-    if (!t.bytes() && (!t.consumers.empty() || t.is_graph_output)) unknown.push_back(t.name);
-  }
-  const std::vector<SharedWeight>& shared = model.annotation.problem.weights;
-  double shared_bytes = 0;
-  const SharedWeight* largest = nullptr;
-  for (const SharedWeight& w : shared) {
-    shared_bytes += w.bytes;
-    if (!largest || w.bytes > largest->bytes) largest = &w;
-  }
-  const nlohmann::ordered_json costs = costSummary(model);
-  nlohmann::ordered_json out;
-  out["model"] = graph->path;
-  out["ir_version"] = graph->ir_version;
-  out["opsets"] = graph->opsets;
-  out["operators"] = graph->nodes.size();
-  out["op_types"] = histogram;
-  out["weights"] = {{"tensors", weight_count}, {"bytes", weights}};
-  out["shared_weights"] = {{"tensors", shared.size()}, {"bytes", shared_bytes}};
-  out["flops"] = flops;
-  out["macs"] = macs;
-  out["operators_without_exact_cost"] = fidelity.fallback;
-  out["tensors_without_static_shape"] = unknown;
-  out["fidelity"] = toJson(fidelity);
-  out["costs"] = costs;
-  out["warnings"] = graph->warnings;
-  for (const std::string& w : model.annotation.warnings)
-    out["warnings"].push_back(w);
+  const api::ModelSummary summary = api::summarize(model);
+  const nlohmann::ordered_json& out = summary.json;
+  const nlohmann::ordered_json& costs = out["costs"];
+  const CostFidelity& fidelity = summary.fidelity;
   if (args.flags.count("json")) {
     std::cout << jsonText(out, 2) << "\n";
     return kOk;
@@ -395,22 +314,25 @@ int runInspect(const Args& args) {
   std::printf("model        %s (IR %lld)\n", printable(graph->path).c_str(),
               static_cast<long long>(graph->ir_version));
   std::printf("operators    %zu\n", graph->nodes.size());
-  std::printf("weights      %.0f tensors, %.1f MB\n", weight_count, weights / 1e6);
-  if (largest) {
+  std::printf("weights      %.0f tensors, %.1f MB\n", out["weights"]["tensors"].get<double>(),
+              out["weights"]["bytes"].get<double>() / 1e6);
+  if (const SharedWeight* largest = summary.largest_shared) {
     std::printf(
         "shared       %zu weight(s) read by several operators, %.1f MB; largest \"%s\" (%.1f MB, %zu "
         "readers)\n",
-        shared.size(), shared_bytes / 1e6, printable(largest->name).c_str(), largest->bytes / 1e6,
+        model.annotation.problem.weights.size(), out["shared_weights"]["bytes"].get<double>() / 1e6,
+        printable(largest->name).c_str(), largest->bytes / 1e6,
         largest->readers.size());
   }
-  std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n", flops / 1e9, macs / 1e9);
+  std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n",
+              out["flops"].get<double>() / 1e9, out["macs"].get<double>() / 1e9);
   std::printf("op types    ");
-  for (const auto& [op, count] : histogram)
-    std::printf(" %s:%d", op.c_str(), count);
+  for (const auto& [op, count] : out["op_types"].items())
+    std::printf(" %s:%d", op.c_str(), count.get<int>());
   std::printf("\n");
   std::printf("fidelity     %s\n", fidelity.summary().c_str());
   printFidelityByOpType(fidelity);
-  std::printf("unknown      %zu tensor(s) without a static shape\n", unknown.size());
+  std::printf("unknown      %zu tensor(s) without a static shape\n", out["tensors_without_static_shape"].size());
   const DeviceSpec& d = model.devices;
   std::printf("devices      %s: %d accelerator(s), %d CPU core(s)\n", d.name.c_str(), d.accelerators.count,
               d.cpus.count);
