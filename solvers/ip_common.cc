@@ -231,7 +231,7 @@ void applyMipOutcome(SolveResult& result, const mip::Result& r, double value) {
     case mip::Status::Infeasible:
       result.status = SolveStatus::Infeasible;
       break;
-    case mip::Status::Error:
+    case mip::Status::Unknown:  // the call failed
       result.status = SolveStatus::Error;
       break;
   }

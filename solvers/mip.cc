@@ -129,7 +129,7 @@ const char* toString(Status status) {
       return "infeasible";
     case Status::NoSolution:
       return "no-solution";
-    case Status::Error:
+    case Status::Unknown:
       return "error";
   }
   return "?";

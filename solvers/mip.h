@@ -134,7 +134,7 @@ inline constexpr Backend kDefaultBackend = Backend::Glpk;
 const char* toString(Backend backend);                   // "glpk", "cbc"
 std::optional<Backend> parseBackend(std::string_view name);  // inverse of toString; nullopt otherwise
 // Whether this build can run `backend` (false for Cbc when it was built without CBC; solve then
-// returns Status::Error with kNoCbcMessage).
+// returns a failed call with kNoCbcMessage).
 bool backendAvailable(Backend backend);
 inline constexpr const char* kNoCbcMessage =
     "this build has no CBC: install COIN-OR CBC's development files (Debian package coinor-libcbc-dev) "
@@ -165,17 +165,31 @@ struct Options {
   double known_bound = -kUnbounded;
 };
 
+// Whether the call succeeded, kept apart from what the model came out as (HiGHS's HighsStatus and
+// HighsModelStatus): a call fails when the backend fails (numerical trouble, an unbounded
+// relaxation, numbers out of its range, a bad start) or is not built in; the model's status is then
+// Unknown and Result::message says why.
+enum class Call { Ok, Error };
+
+// What the model came out as, when the call succeeded.
 enum class Status {
   Optimal,     // incumbent proven optimal within Options::mip_gap
   Feasible,    // incumbent found, stopped by the time limit with a gap
   Infeasible,  // the model has no solution
   NoSolution,  // stopped by the time limit before any solution was found
-  Error,       // the backend failed (numerical trouble, unbounded relaxation) or is not built in
+  Unknown,     // the call failed
 };
 const char* toString(Status status);
 
 struct Result {
-  Status status = Status::Error;
+  Call call = Call::Error;          // a result nobody set is a failed call
+  Status status = Status::Unknown;  // meaningful when ok()
+  bool ok() const { return call == Call::Ok; }
+  // The call succeeded and the model came out as `model`.
+  void set(Status model) {
+    call = Call::Ok;
+    status = model;
+  }
   double objective = kUnbounded;  // of `values`, when there is an incumbent
   double bound = -kUnbounded;     // proven lower bound
   double gap = kUnbounded;        // relative gap between objective and bound
@@ -193,7 +207,7 @@ Result solve(const Model& model, const Options& options = {});
 // The first coefficient, right-hand side or finite bound of `model` whose magnitude GLPK's scaling
 // cannot take (beyond 1e100, where products of two overflow a double, or nonzero below 1e-100), or a
 // NaN, as a message naming the row or column; nullopt when every number is in range. solve()
-// refuses such a model with Status::Error, whichever backend, instead of letting GLPK abort the
+// refuses such a model as a failed call, whichever backend, instead of letting GLPK abort the
 // process.
 std::optional<std::string> outOfRange(const Model& model);
 

@@ -13,7 +13,7 @@ namespace placer::mip {
 Result solveGlpk(const Model& model, const Options& options);
 
 // mip_cbc.cc: CBC when the build has it (PLACER_HAVE_CBC), otherwise a stub whose solve returns
-// Status::Error with kNoCbcMessage.
+// a failed call with kNoCbcMessage.
 bool cbcBuilt();
 Result solveCbc(const Model& model, const Options& options);
 

@@ -342,14 +342,14 @@ Result solveCbc(const Model& model, const Options& options) {
     result.values.clear();
     result.objective = kUnbounded;
     if (!start_values.empty()) {
-      result.status = Status::Feasible;
+      result.set(Status::Feasible);
       result.values = start_values;
       result.objective = start_objective;
       result.bound = std::min(result.bound, result.objective);
       result.gap = relativeGap(result.objective, result.bound);
       result.start_used = true;
     } else {
-      result.status = without_start;
+      result.set(without_start);
       result.gap = kUnbounded;
     }
     return finish();
@@ -358,10 +358,10 @@ Result solveCbc(const Model& model, const Options& options) {
   if (n == 0) {
     // Nothing to choose: the rows hold or they do not.
     if (model.maxViolation({}) > 1e-9) {
-      result.status = Status::Infeasible;
+      result.set(Status::Infeasible);
       result.message = "a row without variables does not hold";
     } else {
-      result.status = Status::Optimal;
+      result.set(Status::Optimal);
       result.objective = result.bound = run.offset;
       result.gap = 0;
     }
@@ -377,13 +377,13 @@ Result solveCbc(const Model& model, const Options& options) {
     std::vector<double> values;
     switch (solveLp(solver, run.deadline, values)) {
       case LpEnd::Optimal:
-        result.status = Status::Optimal;
+        result.set(Status::Optimal);
         result.values = std::move(values);
         result.objective = result.bound = model.objectiveValue(result.values);
         result.gap = 0;
         return finish();
       case LpEnd::Infeasible:
-        result.status = Status::Infeasible;
+        result.set(Status::Infeasible);
         result.message = "the LP is infeasible";
         return finish();
       case LpEnd::Unbounded:
@@ -486,12 +486,12 @@ Result solveCbc(const Model& model, const Options& options) {
   const bool cut_short = run.stopped || run.deadline.reached();
 
   if (!cut_short && status == 0 && secondary == 7) {
-    result.status = Status::Error;
+    result.call = Call::Error;
     result.message += "the LP relaxation is unbounded";
     return finish();
   }
   if (!cut_short && status == 0 && incumbent && !start_better) {
-    result.status = Status::Optimal;
+    result.set(Status::Optimal);
     // Tree exhausted: the incumbent is the optimum; stopped on the gap: the bound CBC proved.
     if (secondary != 2 || options.mip_gap <= 0) result.bound = result.objective;
     result.bound = std::min(result.bound, result.objective);
@@ -500,7 +500,7 @@ Result solveCbc(const Model& model, const Options& options) {
   }
   if (!cut_short && status == 0 && !has_incumbent && (secondary == 0 || secondary == 1)) {
     if (start_values.empty()) {
-      result.status = Status::Infeasible;
+      result.set(Status::Infeasible);
       result.message = "no integer solution exists";
       return finish();
     }
@@ -515,7 +515,7 @@ Result solveCbc(const Model& model, const Options& options) {
                                                : "stopped by CBC (status " + std::to_string(status) + "/" +
                                                      std::to_string(secondary) + ")";
     if (incumbent && !start_better) {
-      result.status = Status::Feasible;
+      result.set(Status::Feasible);
       result.bound = std::min(result.bound, result.objective);
       result.gap = relativeGap(result.objective, result.bound);
       result.message += why;
@@ -524,7 +524,7 @@ Result solveCbc(const Model& model, const Options& options) {
     return finishWithStart(Status::NoSolution,
                            result.message + (incumbent ? why : why + " before any solution was found"));
   }
-  result.status = Status::Error;
+  result.call = Call::Error;
   result.message += status == 2 ? "CBC abandoned the search (numerical difficulties)"
                                 : "CBC ended with status " + std::to_string(status) + "/" + std::to_string(secondary);
   if (incumbent) {
@@ -546,7 +546,7 @@ bool cbcBuilt() {
 
 Result solveCbc(const Model&, const Options&) {
   Result result;
-  result.status = Status::Error;
+  result.call = Call::Error;
   result.message = kNoCbcMessage;
   return result;
 }

@@ -235,14 +235,14 @@ Result solveGlpk(const Model& model, const Options& options) {
     result.message = std::move(message);
     result.bound = std::max(result.bound, options.known_bound);
     if (!start_values.empty()) {
-      result.status = Status::Feasible;
+      result.set(Status::Feasible);
       result.values = start_values;
       result.objective = model.objectiveValue(start_values);
       result.bound = std::min(result.bound, result.objective);
       result.gap = relativeGap(result.objective, result.bound);
       result.start_used = true;
     } else {
-      result.status = without_start;
+      result.set(without_start);
     }
     result.seconds = secondsSince(start);
     return result;
@@ -274,7 +274,7 @@ Result solveGlpk(const Model& model, const Options& options) {
     case GLP_OPT:
       break;
     case GLP_NOFEAS:
-      result.status = Status::Infeasible;
+      result.set(Status::Infeasible);
       result.message = "the LP relaxation is infeasible";
       result.seconds = secondsSince(start);
       return result;
@@ -289,7 +289,7 @@ Result solveGlpk(const Model& model, const Options& options) {
   }
   result.bound = glp_get_obj_val(p);
   if (model.numIntegerVars() == 0) {
-    result.status = Status::Optimal;
+    result.set(Status::Optimal);
     result.values.resize(model.numVars());
     for (int j = 0; j < model.numVars(); ++j)
       result.values[j] = glp_get_col_prim(p, j + 1);
@@ -338,7 +338,7 @@ Result solveGlpk(const Model& model, const Options& options) {
   result.bound = std::max(state.bound, options.known_bound);
   // glp_intopt ends with GLP_EMIPGAP when the gap tolerance is met: an incumbent within the gap.
   if ((code == 0 && mip_status == GLP_OPT) || (code == GLP_EMIPGAP && has_incumbent)) {
-    result.status = Status::Optimal;
+    result.set(Status::Optimal);
     // The search ended: either the tree is exhausted (the incumbent is the optimum) or the gap
     // tolerance was met (the last best-node bound stands).
     if (options.mip_gap <= 0) result.bound = result.objective;
@@ -347,13 +347,13 @@ Result solveGlpk(const Model& model, const Options& options) {
     return result;
   }
   if (code == 0 && mip_status == GLP_NOFEAS) {
-    result.status = Status::Infeasible;
+    result.set(Status::Infeasible);
     result.message = "no integer solution exists";
     return result;
   }
   if (code == GLP_ETMLIM || code == GLP_ESTOP) {
     if (has_incumbent) {
-      result.status = Status::Feasible;
+      result.set(Status::Feasible);
       result.bound = std::min(result.bound, result.objective);
       result.gap = relativeGap(result.objective, result.bound);
       result.message = state.interrupted ? "interrupted" : "time limit reached";
@@ -363,7 +363,7 @@ Result solveGlpk(const Model& model, const Options& options) {
                                                    ? "interrupted before any solution was found"
                                                    : "time limit reached before any solution was found");
   }
-  result.status = Status::Error;
+  result.call = Call::Error;
   result.message = "GLPK's branch-and-cut failed (code " + std::to_string(code) + ")";
   return result;
 }

@@ -338,7 +338,7 @@ VariantBound Program::solve(const Budget& budget, mip::Backend backend) const {
       out.cut_short = true;
       out.outcome = "cut short";
       return out;
-    case mip::Status::Error:
+    case mip::Status::Unknown:  // the call failed
       break;
   }
   out.value = threshold_ * (1 - kSafety);  // what L >= threshold alone proves
