@@ -178,13 +178,6 @@ int fail(const Status& status) {
   return exitCodeFor(status);
 }
 
-void DeviceOverrides::applyTo(Problem& problem) const {
-  if (overlap) problem.objective.overlap = *overlap;
-  if (accelerators) problem.devices.accelerators = *accelerators;
-  if (cpus) problem.devices.cpus = *cpus;
-  if (memory) problem.devices.memory = *memory;
-}
-
 int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload, Problem& out) {
   api::PlaceOptions options;
   if (auto error = parseRunOptions(args, options)) return usageError(*error, command);
@@ -220,26 +213,6 @@ std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverride
     auto v = parseNumber(it->second);
     if (!v || *v < 0) return "--memory must be a non-negative number of bytes (got '" + it->second + "')";
     out.memory = *v;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<std::string>& options) {
-  std::map<std::filesystem::path, std::string> seen;
-  for (const std::string& option : options) {
-    auto it = args.values.find(option);
-    if (it == args.values.end()) continue;
-    std::error_code ec;
-    std::filesystem::path resolved = std::filesystem::weakly_canonical(it->second, ec);
-    if (ec) resolved = std::filesystem::absolute(it->second).lexically_normal();
-    auto [previous, inserted] = seen.try_emplace(resolved, option);
-    if (!inserted) {
-      const auto flag = [](const std::string& name) {
-        return name == "output" ? std::string("-o") : "--" + name;
-      };
-      return flag(previous->second) + " and " + flag(option) + " name the same file (" + it->second +
-             "); give each output its own path";
-    }
   }
   return std::nullopt;
 }

@@ -58,7 +58,6 @@ struct DeviceOverrides {
   std::optional<Overlap> overlap;
   std::optional<int> accelerators, cpus;
   std::optional<double> memory;
-  void applyTo(Problem& problem) const;
 };
 std::optional<std::string> parseDeviceOverrides(const Args& args, DeviceOverrides& out);
 
@@ -102,10 +101,6 @@ using api::solverName;
 ProgressFn progressPrinter(std::chrono::steady_clock::time_point start);
 // Ends a terminal's progress line, if one is open, so the next message starts on a line of its own.
 void endProgressLine();
-
-// When two of the given output options name the same file (after resolving "." and ".." and
-// symbolic links), the message saying which; --report X -o X would write one over the other.
-std::optional<std::string> sameOutputPaths(const Args& args, const std::vector<std::string>& options);
 
 // Writes text to --output atomically (never over an input), or to standard output.
 Status emit(const Args& args, const std::string& text, const std::vector<std::filesystem::path>& inputs);
