@@ -52,6 +52,7 @@ Expected<LoadedModel> readModel(const ModelSource& source, const PlaceOptions& o
   out.devices = std::move(*devices);
   LoadOptions load;
   load.dims = options.dims;
+  load.phase = options.phase;
   load.isolate_shape_inference = options.isolate_shape_inference;
   auto graph = loadOnnx(source, load);
   if (!graph) return graph.status();

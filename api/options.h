@@ -23,6 +23,7 @@
 #include "core/shared_weights.h"
 #include "core/status.h"
 #include "onnx_io/annotated_model.h"
+#include "onnx_io/decoder_phase.h"
 #include "passes/pass.h"
 #include "passes/pass_manager.h"
 #include "solvers/mip.h"
@@ -47,6 +48,7 @@ struct PlaceOptions {
   // Model: symbolic dimensions, shared weights, cost sources (plugin first, then profiles, then the
   // roofline model).
   std::map<std::string, std::int64_t> dims;
+  std::optional<DecoderPhase> phase;  // a KV-cache decoder's phase (onnx_io/decoder.h); unset: prompt
   SharedWeightMode shared_weights = SharedWeightMode::Auto;
   std::vector<std::filesystem::path> cost_profiles;
   std::optional<std::filesystem::path> cost_plugin;

@@ -104,6 +104,7 @@ const std::map<std::string, Reader>& readers() {
       }
       return Status::Ok();
     };
+    t["phase"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.phase); };
     t["shared_weights"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.shared_weights);
     };

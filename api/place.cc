@@ -24,6 +24,8 @@ ReportContext reportContext(const LoadedModel& model, double seconds) {
   context.devices = model.devices.name;
   context.seconds = seconds;
   context.shared_weights = toString(resolveSharedWeightMode(model.annotation.problem, model.shared_weights));
+  context.dims = model.graph.input_dims;
+  context.phase = model.graph.phase;
   context.accelerator = {model.devices.accelerators.op_overhead, model.devices.accelerators.boundary_overhead, 0};
   context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
                  model.devices.cpus.boundary_bandwidth};

@@ -58,6 +58,10 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
   p.cpus = o.cpus;
   p.memory = o.memory;
   p.dims = o.dims;
+  if (!o.phase.empty()) {
+    p.phase = placer::parseDecoderPhase(o.phase);
+    if (!p.phase) return badOptions("\"phase\" must be prompt or token (got '" + o.phase + "')");
+  }
   auto shared = placer::parseSharedWeightMode(o.shared_weights);
   if (!shared) return badOptions("\"shared_weights\" must be replicate, colocate or auto (got '" + o.shared_weights + "')");
   p.shared_weights = *shared;

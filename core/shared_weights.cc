@@ -47,9 +47,9 @@ int findRoot(std::vector<int>& parent, int x) {
   return x;
 }
 
-// Puts the readers of each listed weight into one colocation class. Vertices already sharing a class
-// stay together, so merging two readers' classes also merges their backward partners.
-void colocateReaders(Problem& problem, const std::vector<const SharedWeight*>& weights) {
+}  // namespace
+
+void colocateGroups(Problem& problem, const std::vector<std::vector<Vertex>>& groups) {
   OpGraph& g = problem.graph;
   const int n = static_cast<int>(boost::num_vertices(g));
   std::vector<int> parent(n);
@@ -61,9 +61,9 @@ void colocateReaders(Problem& problem, const std::vector<const SharedWeight*>& w
     auto [it, inserted] = first_of_class.try_emplace(*g[v].colocation, v);
     if (!inserted) unite(v, it->second);
   }
-  for (const SharedWeight* w : weights) {
-    for (Vertex r : w->readers)
-      unite(static_cast<int>(r), static_cast<int>(w->readers.front()));
+  for (const auto& group : groups) {
+    for (Vertex v : group)
+      unite(static_cast<int>(v), static_cast<int>(group.front()));
   }
   std::vector<int> size(n, 0);
   for (int v = 0; v < n; ++v)
@@ -79,8 +79,6 @@ void colocateReaders(Problem& problem, const std::vector<const SharedWeight*>& w
   }
 }
 
-}  // namespace
-
 Status applySharedWeightMode(Problem& problem, SharedWeightMode mode, double colocate_min_bytes) {
   const bool training = isTraining(problem);
   if (mode == SharedWeightMode::Replicate && training && !problem.weights.empty()) {
@@ -90,11 +88,13 @@ Status applySharedWeightMode(Problem& problem, SharedWeightMode mode, double col
         "(the default for training)");
   }
   if (resolveSharedWeightMode(problem, mode) != SharedWeightMode::Colocate) return Status::ok();
-  std::vector<const SharedWeight*> colocated;
+  // The readers of each weight go together: vertices already sharing a class stay together, so
+  // merging two readers' classes also merges their backward partners.
+  std::vector<std::vector<Vertex>> readers;
   for (const SharedWeight& w : problem.weights) {
-    if (w.bytes >= colocate_min_bytes) colocated.push_back(&w);
+    if (w.bytes >= colocate_min_bytes && !w.readers.empty()) readers.push_back(w.readers);
   }
-  if (!colocated.empty()) colocateReaders(problem, colocated);
+  if (!readers.empty()) colocateGroups(problem, readers);
   return Status::ok();
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "core/problem.h"
 #include "core/status.h"
@@ -38,6 +39,11 @@ SharedWeightMode resolveSharedWeightMode(const Problem& problem, SharedWeightMod
 // into one colocation class (merging the classes they are already in; weights stay listed, so memory
 // stays exact); Replicate leaves the problem as it is, and fails on a training graph.
 Status applySharedWeightMode(Problem& problem, SharedWeightMode mode, double colocate_min_bytes = 0);
+
+// Puts each group of vertices into one colocation class, merging the classes its members are
+// already in (a vertex's backward partner stays with it). Class ids are renumbered by the smallest
+// vertex of each class.
+void colocateGroups(Problem& problem, const std::vector<std::vector<Vertex>>& groups);
 
 // The shared weights that `device_of` puts on more than one device, with the extra bytes the copies
 // take (bytes x (devices - 1)), for reports.

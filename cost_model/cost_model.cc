@@ -295,6 +295,18 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     out.warnings.push_back("tensor '" + largest->name + "' [" + shape + "] holds " + size +
                            ": is a dimension value too large?");
   }
+  // A decoder's KV cache stays where its layer's attention runs: the readers of each past, the
+  // producer of its present and the present's readers share a device, so no cache tensor crosses
+  // devices (decoder.h).
+  std::vector<std::vector<Vertex>> caches;
+  for (const auto& [past, present] : graph.kv_cache) {
+    std::vector<Vertex> group(graph.tensors[past].consumers.begin(), graph.tensors[past].consumers.end());
+    const TensorInfo& out_tensor = graph.tensors[present];
+    if (out_tensor.producer >= 0) group.push_back(static_cast<Vertex>(out_tensor.producer));
+    group.insert(group.end(), out_tensor.consumers.begin(), out_tensor.consumers.end());
+    if (group.size() > 1) caches.push_back(std::move(group));
+  }
+  if (!caches.empty()) colocateGroups(problem, caches);
   if (Status s = applySharedWeightMode(problem, options.shared_weights, options.colocate_weight_bytes); !s)
     return s.withContext(graph.path);
   return out;

@@ -16,6 +16,7 @@
 
 #include "core/onnx_domain.h"
 #include "onnx_io/constant_folding.h"
+#include "onnx_io/decoder.h"
 #include "onnx_io/loader_parts.h"
 #include "onnx_io/model_checks.h"
 #include "onnx_io/model_proto.h"
@@ -94,7 +95,8 @@ namespace {
 // Fixes symbolic and unknown dimensions of the graph inputs so inference can give static shapes. A
 // value given for a name no input has is an error listing the names there are.
 Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const std::string& source,
-                    std::vector<std::string>& warnings) {
+                    OnnxGraph& out) {
+  std::vector<std::string>& warnings = out.warnings;
   std::set<std::string> params;
   std::set<std::string> initializers;
   for (const auto& init : model.graph().initializer())
@@ -111,6 +113,11 @@ Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const s
       const std::int64_t value = it != options.dims.end() ? it->second : options.default_dim;
       if (it == options.dims.end())
         defaulted[param.empty() ? "(unnamed in " + input.name() + ")" : param] = value;
+      if (param.empty()) {
+        out.unnamed_dim = value;
+      } else {
+        out.input_dims[param] = value;
+      }
       dim.set_dim_value(value);
     }
   }
@@ -134,6 +141,35 @@ Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const s
 
 
 
+// The phase's values of a decoder's dimensions, added to options.dims; the phase goes into `out`.
+Status decoderDims(const onnx::GraphProto& graph, LoadOptions& options, OnnxGraph& out) {
+  if (options.dims_complete) return Status::ok();
+  const KvCacheLayout layout = findKvCache(graph);
+  if (layout.empty()) {
+    if (!options.phase) return Status::ok();
+    return invalidInput(out.path + ": --phase " + toString(*options.phase) +
+                        " needs a decoder with a KV cache (inputs past_key_values.<layer>.key/value and outputs "
+                        "present.<layer>.key/value); the model has none");
+  }
+  const DecoderPhase phase = options.phase.value_or(DecoderPhase::Prompt);
+  if (!options.phase) {
+    out.warnings.push_back("a decoder with a KV cache: placed for its prompt (--phase prompt; --phase token "
+                           "for the generation of one token after a past of --dim " +
+                           (layout.past.empty() ? std::string("past") : layout.past) + "=N)");
+  }
+  out.phase = toString(phase);
+  return applyDecoderPhase(layout, phase, options.default_dim, out.path, options.dims);
+}
+
+// The KV cache's past/present pairs as tensor indices.
+void findKvPairs(const onnx::GraphProto& graph, OnnxGraph& out) {
+  for (const auto& pair : findKvCache(graph).pairs) {
+    auto past = out.tensor_index.find(pair.past), present = out.tensor_index.find(pair.present);
+    if (past != out.tensor_index.end() && present != out.tensor_index.end())
+      out.kv_cache.emplace_back(past->second, present->second);
+  }
+}
+
 }  // namespace
 
 Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& options) {
@@ -154,7 +190,9 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
                            ": operators of newer forms are checked and shape-inferred by onnx-placer's own "
                            "rules, not against ONNX's schemas");
   }
-  if (Status s = fixInputDims(model, options, out.path, out.warnings); !s) return s;
+  LoadOptions fixed = options;
+  if (Status s = decoderDims(model.graph(), fixed, out); !s) return s;
+  if (Status s = fixInputDims(model, fixed, out.path, out); !s) return s;
   std::map<std::string, onnx::TypeProto> types;
   onnx::ModelProto inferred;
   std::string inconsistency;
@@ -438,6 +476,7 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
         std::to_string(bodies.unknown_shapes) +
         " tensor(s) inside If/Loop/Scan bodies have no static shape after shape inference");
   }
+  findKvPairs(graph, out);
   return out;
 }
 

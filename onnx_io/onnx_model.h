@@ -23,6 +23,7 @@
 
 #include "core/shape.h"
 #include "core/status.h"
+#include "onnx_io/decoder_phase.h"
 
 namespace placer {
 
@@ -101,6 +102,14 @@ struct OnnxGraph {
   // serialized onnx::TensorProto), which stage sub-models receive as initializers.
   std::vector<FoldedNode> folded_nodes;
   std::map<std::string, std::string> folded_values;
+  // The values the graph inputs' symbolic dimensions were loaded with (--dim, else the default), by
+  // name; and that of the unnamed dynamic ones (-1: the inputs have none).
+  std::map<std::string, std::int64_t> input_dims;
+  std::int64_t unnamed_dim = -1;
+  // A decoder with a KV cache (decoder.h): each layer's past input and present output (tensor
+  // indices), and the phase it was loaded for ("prompt" or "token"; empty for other models).
+  std::vector<std::pair<int, int>> kv_cache;
+  std::string phase;
 
   // Weight bytes held by a node: the weight tensors it reads (each once per reading node) and those
   // defined inside its bodies.
@@ -110,6 +119,11 @@ struct OnnxGraph {
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;  // --dim NAME=VALUE for symbolic dimensions
   std::int64_t default_dim = 1;              // any other symbolic or unknown input dimension
+  // The decoding phase a decoder with a KV cache is loaded for (onnx_io/decoder.h), which sets its
+  // past, sequence and total lengths; unset: the prompt. An error for a model without a KV cache.
+  std::optional<DecoderPhase> phase = std::nullopt;
+  // `dims` are every dimension's value as is: no phase fills any in (a reload at other values).
+  bool dims_complete = false;
   // Run ONNX's shape inference in a child process (fork), so that a model that makes it crash (it
   // trusts shapes that disagree, e.g. a sequence longer than a position table) is an error naming
   // the file, not a crash of the caller. The child gets a copy without the weights' data.

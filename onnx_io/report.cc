@@ -27,6 +27,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   nlohmann::ordered_json report;
   report["model"] = context.model;
   report["devices"] = context.devices;
+  if (!context.dims.empty()) report["dims"] = context.dims;
+  if (!context.phase.empty()) report["phase"] = context.phase;
   report["objective"] = plan.objective;
   if (plan.objective == "latency") {
     report["latency_seconds"] = plan.value;

@@ -4,6 +4,8 @@
 // the copies add.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,6 +21,10 @@ struct ReportContext {
   std::string devices;                  // the device specification's name
   double seconds = 0;                   // the whole run
   std::string shared_weights = "auto";  // the --shared-weights mode the run resolved to
+  // The symbolic input dimensions' values the costs are for, and a KV-cache decoder's phase
+  // ("prompt" or "token"; empty for other models).
+  std::map<std::string, std::int64_t> dims;
+  std::string phase;
   // The runtime overheads the costs include (cost_model/device_spec.h), per kind of device.
   struct Overheads {
     double op = 0;                  // seconds per operator

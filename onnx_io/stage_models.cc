@@ -9,6 +9,7 @@
 // unchanged; training_info is not, as it refers to the whole graph.
 #include "onnx_io/stage_models.h"
 #include "onnx_io/model_proto.h"
+#include "onnx_io/symbolic_dims.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -48,8 +49,9 @@ struct StageContents {
 
 class StageSplitter {
  public:
-  StageSplitter(const OnnxGraph& graph, const PlacementPlan& plan, const onnx::GraphProto& proto)
-      : graph_(graph), plan_(plan), proto_(proto) {}
+  StageSplitter(const OnnxGraph& graph, const PlacementPlan& plan, const onnx::GraphProto& proto,
+                const SymbolicShapes& symbolic)
+      : graph_(graph), plan_(plan), proto_(proto), symbolic_(symbolic) {}
 
   Status checkPlan(const std::string& model_name);
   Status assign();
@@ -57,9 +59,15 @@ class StageSplitter {
   onnx::GraphProto buildGraph(int stage, std::int64_t ir_version) const;
   std::vector<int> originalInputs() const;
   std::vector<int> originalOutputs() const;
+  // What could not be kept symbolic: a value a stage holds at the placed dimensions (one line each).
+  const std::vector<std::string>& notes() const { return notes_; }
+  // The tensor's shape in the stages: its symbolic dimensions where it has some.
+  void writeShape(const TensorInfo& tensor, onnx::TensorShapeProto& shape) const;
 
  private:
-  Status addWeight(StageContents& stage, const std::string& name, int depth);
+  Status addWeight(int s, const std::string& name, int depth);
+  Expected<bool> addComputation(int s, const std::string& name, int depth, bool here);
+  void receive(int s, int t, int from);
   std::vector<std::string> reads(int onnx_index) const;
   std::vector<int> topologicalOrder(const StageContents& stage) const;
   onnx::ValueInfoProto boundaryValueInfo(const TensorInfo& tensor) const;
@@ -68,6 +76,8 @@ class StageSplitter {
   const OnnxGraph& graph_;
   const PlacementPlan& plan_;
   const onnx::GraphProto& proto_;
+  const SymbolicShapes& symbolic_;
+  std::vector<std::string> notes_;
   std::map<std::string, int> initializer_;  // name -> index in proto_.initializer()
   std::map<std::string, int> producer_;     // name -> onnx index of the node writing it
   std::vector<int> operator_of_;            // onnx index -> OnnxGraph node, or -1 for a constant producer
@@ -131,11 +141,18 @@ Status StageSplitter::checkPlan(const std::string& model_name) {
   return Status::ok();
 }
 
-// Adds a weight: an initializer; a folded value; or, for a constant producer's output, the producer
-// and the weights it reads.
-Status StageSplitter::addWeight(StageContents& stage, const std::string& name, int depth) {
+// Adds a weight to stage s: an initializer; a folded value (its computation where it varies with
+// the input dimensions); or, for a constant producer's output, the producer and the weights it reads.
+Status StageSplitter::addWeight(int s, const std::string& name, int depth) {
+  StageContents& stage = stages_[s];
   if (auto value = graph_.folded_values.find(name); value != graph_.folded_values.end()) {
-    // A folded node's output: its value goes in, not the node (which may read a tensor of another stage).
+    if (symbolic_.dynamic_values.count(name)) {
+      auto computed = addComputation(s, name, depth, false);
+      if (!computed) return computed.status();
+      if (*computed) return Status::ok();
+    }
+    // A value constant for every input shape (or one whose computation no stage order allows) goes
+    // in as an initializer, not the node (which may read a tensor of another stage).
     if (onnx::TensorProto check; !check.ParseFromString(value->second)) {
       return internalError("the folded value of tensor '" + name + "' does not parse");
     }
@@ -153,13 +170,78 @@ Status StageSplitter::addWeight(StageContents& stage, const std::string& name, i
   if (!stage.nodes.insert(producer->second).second) return Status::ok();
   for (const auto& input : proto_.node(producer->second).input()) {
     if (input.empty()) continue;
-    if (Status status = addWeight(stage, input, depth + 1); !status) return status;
+    if (Status status = addWeight(s, input, depth + 1); !status) return status;
   }
   return Status::ok();
 }
 
+// Stage s reads tensor t, which stage `from` (earlier) produces.
+void StageSplitter::receive(int s, int t, int from) {
+  if (stages_[s].from_stage.emplace(t, from).second) {
+    stages_[s].boundary_inputs.push_back(t);
+    stages_[from].later_read.insert(t);
+  }
+}
+
+// Makes the folded value `name`, which varies with the input dimensions, a computation for stage s:
+// its node goes into s when s has every activation the node reads (its own, a graph input, or one
+// it receives anyway), the value's own computation recursively. Otherwise the node runs in the
+// latest stage producing such an activation and s receives the (small) value from there; with
+// `here`, s receives the activations instead. False when neither can be: an activation comes from a
+// later stage than s, so s keeps the value of the placed dimensions (a note says so).
+Expected<bool> StageSplitter::addComputation(int s, const std::string& name, int depth, bool here) {
+  StageContents& stage = stages_[s];
+  const int t = graph_.tensor_index.at(name);
+  auto producer = producer_.find(name);
+  if (producer == producer_.end() || depth > proto_.node_size()) {
+    return internalError("folded tensor '" + name + "' has no producer");
+  }
+  const int node = producer->second;
+  if (stage.nodes.count(node) || stage.from_stage.count(t)) return true;
+  int home = s;
+  std::string later;  // an activation a later stage produces
+  for (const auto& input : proto_.node(node).input()) {
+    if (input.empty()) continue;
+    const TensorInfo& tensor = graph_.tensors[graph_.tensor_index.at(input)];
+    if (tensor.is_weight || tensor.is_graph_input || tensor.producer < 0) continue;
+    const int from = plan_.stage_of_node[tensor.producer];
+    if (from == s || stage.from_stage.count(graph_.tensor_index.at(input))) continue;
+    if (from > s) later = input;
+    if (!here) home = home == s ? from : std::max(home, from);
+  }
+  if (!later.empty()) {
+    notes_.push_back("stage " + std::to_string(s) + " holds tensor '" + name +
+                     "' as computed at the placed dimensions: it is computed from tensor '" + later +
+                     "', which a later stage produces");
+    return false;
+  }
+  if (home != s) {
+    auto computed = addComputation(home, name, depth + 1, true);
+    if (!computed || !*computed) return computed;
+    receive(s, t, home);
+    return true;
+  }
+  stage.nodes.insert(node);
+  for (const auto& input : proto_.node(node).input()) {
+    if (input.empty()) continue;
+    const int u = graph_.tensor_index.at(input);
+    const TensorInfo& tensor = graph_.tensors[u];
+    if (tensor.is_weight) {
+      if (Status status = addWeight(s, input, depth + 1); !status) return status;
+    } else if (tensor.is_graph_input) {
+      stage.graph_inputs.insert(u);
+    } else if (tensor.producer >= 0 && plan_.stage_of_node[tensor.producer] < s) {
+      receive(s, u, plan_.stage_of_node[tensor.producer]);
+    }
+  }
+  return true;
+}
+
 Status StageSplitter::assign() {
   stages_.assign(plan_.stages.size(), StageContents{});
+  // Weights are added once every stage knows which activations it receives, so that a computation
+  // of the input dimensions goes where its activations already are.
+  std::vector<std::pair<int, std::string>> weights;
   for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
     const OnnxNode& node = graph_.nodes[n];
     const int s = plan_.stage_of_node[n];
@@ -169,7 +251,7 @@ Status StageSplitter::assign() {
       if (t < 0) continue;
       const TensorInfo& tensor = graph_.tensors[t];
       if (tensor.is_weight) {
-        if (Status status = addWeight(stage, tensor.name, 0); !status) return status;
+        weights.emplace_back(s, tensor.name);
       } else if (tensor.producer >= 0) {
         const int from = plan_.stage_of_node[tensor.producer];
         if (from > s) {
@@ -178,16 +260,16 @@ Status StageSplitter::assign() {
                               "' in the later stage " + std::to_string(from) +
                               " produces: stages must be in pipeline order");
         }
-        if (from < s && stage.from_stage.emplace(t, from).second) {
-          stage.boundary_inputs.push_back(t);
-          stages_[from].later_read.insert(t);
-        }
+        if (from < s) receive(s, t, from);
       } else if (tensor.is_graph_input) {
         stage.graph_inputs.insert(t);
       } else {
         return internalError("tensor '" + tensor.name + "' read by node '" + node.name + "' has no source");
       }
     }
+  }
+  for (const auto& [s, name] : weights) {
+    if (Status status = addWeight(s, name, 0); !status) return status;
   }
   // Graph outputs that no operator produces (a weight, or an input passed through) come from the last
   // stage, so the pipeline's final stage still declares them.
@@ -200,7 +282,7 @@ Status StageSplitter::assign() {
     }
     last.graph_outputs.insert(t);
     if (tensor.is_weight) {
-      if (Status status = addWeight(last, tensor.name, 0); !status) return status;
+      if (Status status = addWeight(static_cast<int>(stages_.size()) - 1, tensor.name, 0); !status) return status;
     } else {
       last.graph_inputs.insert(t);
     }
@@ -247,11 +329,16 @@ void StageSplitter::orderInterface(int s) {
   for (int t : originalOutputs()) {
     if (stage.graph_outputs.count(t)) stage.outputs.push_back(t);
   }
+  std::set<int> listed(stage.outputs.begin(), stage.outputs.end());
   for (std::size_t n = 0; n < graph_.nodes.size(); ++n) {
     if (plan_.stage_of_node[n] != s) continue;
     for (int t : graph_.nodes[n].outputs) {
-      if (t >= 0 && stage.later_read.count(t) && !stage.graph_outputs.count(t)) stage.outputs.push_back(t);
+      if (t >= 0 && stage.later_read.count(t) && listed.insert(t).second) stage.outputs.push_back(t);
     }
+  }
+  // Then the computed values of the input dimensions that later stages receive, in tensor order.
+  for (int t : stage.later_read) {
+    if (listed.insert(t).second) stage.outputs.push_back(t);
   }
 }
 
@@ -331,13 +418,19 @@ onnx::ValueInfoProto StageSplitter::boundaryValueInfo(const TensorInfo& tensor) 
   if (tensor.element_type == 0) return info;
   auto* type = info.mutable_type()->mutable_tensor_type();
   type->set_elem_type(tensor.element_type);
-  if (tensor.shape) {
-    auto* shape = type->mutable_shape();
-    for (std::int64_t d : *tensor.shape) {
-      shape->add_dim()->set_dim_value(d);
+  if (tensor.shape) writeShape(tensor, *type->mutable_shape());
+  return info;
+}
+
+void StageSplitter::writeShape(const TensorInfo& tensor, onnx::TensorShapeProto& shape) const {
+  auto symbolic = symbolic_.shapes.find(tensor.name);
+  for (std::size_t axis = 0; axis < tensor.shape->size(); ++axis) {
+    if (symbolic != symbolic_.shapes.end() && !symbolic->second[axis].param.empty()) {
+      shape.add_dim()->set_dim_param(symbolic->second[axis].param);
+    } else {
+      shape.add_dim()->set_dim_value((*tensor.shape)[axis]);
     }
   }
-  return info;
 }
 
 onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const {
@@ -400,10 +493,18 @@ onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const
   return g;
 }
 
-Json tensorJson(const TensorInfo& tensor) {
+Json tensorJson(const TensorInfo& tensor, const SymbolicShapes& symbolic) {
   Json out;
   out["name"] = tensor.name;
   out["shape"] = tensor.shape ? Json(*tensor.shape) : Json(nullptr);
+  if (auto dims = symbolic.shapes.find(tensor.name); dims != symbolic.shapes.end()) {
+    // The shape the stage declares: "shape" is that of the placed dimensions.
+    Json declared = Json::array();
+    for (const SymbolicDim& dim : dims->second) {
+      declared.push_back(dim.param.empty() ? Json(dim.value) : Json(dim.param));
+    }
+    out["dims"] = std::move(declared);
+  }
   out["element_type"] = tensor.element_type;
   const auto bytes = tensor.bytes();
   out["bytes"] = bytes ? Json(static_cast<std::int64_t>(std::llround(*bytes))) : Json(nullptr);
@@ -411,7 +512,8 @@ Json tensorJson(const TensorInfo& tensor) {
 }
 
 Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const PlacementPlan& plan,
-                  const StageSplitter& splitter, const std::filesystem::path& external_data_dir) {
+                  const StageSplitter& splitter, const SymbolicShapes& symbolic, const std::vector<std::string>& notes,
+                  const std::filesystem::path& external_data_dir) {
   Json manifest;
   manifest["version"] = 1;
   manifest["model"] = input.fromMemory() ? input.name : input.path.filename().string();
@@ -435,13 +537,13 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     stage["memory_bytes"] = planned.memory;
     Json inputs = Json::array(), outputs = Json::array();
     for (int t : contents.inputs) {
-      Json entry = tensorJson(graph.tensors[t]);
+      Json entry = tensorJson(graph.tensors[t], symbolic);
       auto from = contents.from_stage.find(t);
       entry["from_stage"] = from != contents.from_stage.end() ? Json(from->second) : Json(nullptr);
       inputs.push_back(std::move(entry));
     }
     for (int t : contents.outputs) {
-      Json entry = tensorJson(graph.tensors[t]);
+      Json entry = tensorJson(graph.tensors[t], symbolic);
       entry["graph_output"] = contents.graph_outputs.count(t) > 0;
       outputs.push_back(std::move(entry));
     }
@@ -459,6 +561,9 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
   }
   manifest["graph_inputs"] = std::move(graph_inputs);
   manifest["graph_outputs"] = std::move(graph_outputs);
+  // The input dimensions the stages were checked at, beside the placed ones, and what stays fixed.
+  manifest["dims_varied"] = symbolic.varied;
+  manifest["notes"] = notes;
   return manifest;
 }
 
@@ -481,11 +586,14 @@ Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& g
     data_dir = modelDirectory(output_dir / "stage.onnx");
   }
 
-  StageSplitter splitter(graph, plan, original);
+  const SymbolicShapes symbolic = analyzeSymbolicDims(input, graph);
+  StageSplitter splitter(graph, plan, original, symbolic);
   if (Status status = splitter.checkPlan(input.displayName()); !status) return status;
   if (Status status = splitter.assign(); !status) return status.withContext(input.displayName());
 
   StageSet out;
+  out.notes = symbolic.notes;
+  out.notes.insert(out.notes.end(), splitter.notes().begin(), splitter.notes().end());
   bool external_data = false;
   for (int k = 0; k < static_cast<int>(plan.stages.size()); ++k) {
     onnx::ModelProto stage = base;
@@ -505,7 +613,8 @@ Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& g
   }
   try {
     out.manifest_json =
-        manifestJson(input, graph, plan, splitter, external_data ? data_dir : std::filesystem::path())
+        manifestJson(input, graph, plan, splitter, symbolic, out.notes,
+                     external_data ? data_dir : std::filesystem::path())
             .dump(2) +
         "\n";
   } catch (const nlohmann::json::exception& e) {  // a tensor name that is not UTF-8

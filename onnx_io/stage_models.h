@@ -4,13 +4,21 @@
 // Every operator goes into the stage its plan gives it; a weight (initializer, or the output of a
 // folded Constant / ConstantOfShape / Identity producer, with the constant producers it reads in
 // turn) is copied into every stage that reads it, so shared weights and small constants are
-// duplicated rather than sent between stages. The output of a node constant folding evaluated
-// (OnnxGraph::folded_values: shapes, masks, index tables) goes in as an initializer holding its
-// value, since the node itself may read a tensor of another stage (Shape of an activation); such
-// values are those of the dims the model was loaded with, as the boundary tensors' shapes are. A tensor that crosses stages becomes an output of the stage that produces it
-// and an input of each later stage that reads it, typed from the loader's TensorInfo; the original
-// graph inputs and outputs keep their original declarations. Stages only read from earlier stages:
-// a plan that makes a stage read from a later one is rejected with the tensor named.
+// duplicated rather than sent between stages.
+//
+// The stages keep the model's symbolic dimensions (symbolic_dims.h): a stage runs wherever the
+// original runs, at any value of its dynamic input dimensions. The output of a node constant folding
+// evaluated (OnnxGraph::folded_values: shapes, masks, index tables) goes in as an initializer holding
+// its value when that value is the same at every input shape. One that varies stays a computation:
+// its nodes go into each stage that needs it, where the activations they read are; when an
+// activation it reads is in an earlier stage only (Shape of a tensor the stage does not receive),
+// the computation runs there and the stage receives the small value instead. Only when that
+// activation comes from a later stage does the stage hold the placed value, and a note says so.
+//
+// A tensor that crosses stages becomes an output of the stage that produces it and an input of each
+// later stage that reads it, typed from the loader's TensorInfo with its symbolic dimensions; the
+// original graph inputs and outputs keep their original declarations. Stages only read from earlier
+// stages: a plan that makes a stage read from a later one is rejected with the tensor named.
 //
 // The model is parsed again from disk and never modified. External-data locations are relative to a
 // model file's directory: when the stages' directory contains the data files, they are rewritten to
@@ -39,6 +47,8 @@ struct StageModel {
 struct StageSet {
   std::vector<StageModel> models;  // pipeline order: models[k] runs plan.stages[k]
   std::string manifest_json;       // the contents of pipeline.json
+  // What the stages hold at the placed dimensions rather than symbolically (one line each).
+  std::vector<std::string> notes;
 };
 
 // Reads the model at `input` (the file `graph` was loaded from) and builds one sub-model per stage of

@@ -53,7 +53,7 @@ Options:
                           guess, exact): GLPK (default) or COIN-OR CBC, when this build has it
   --accelerators K, --cpus L, --memory BYTES, --overlap none|max|duplex, --shared-weights MODE
                           as for partition
-  --devices FILE|PRESET, --dim NAME=VALUE, --cost-profile FILE, --cost-plugin LIB.so
+  --devices FILE|PRESET, --dim NAME=VALUE, --phase prompt|token, --cost-profile FILE, --cost-plugin LIB.so
                           for MODEL.onnx, as for place
   -o, --output FILE       write the JSON there (atomically) instead of standard output
   -q, --quiet             no summary on standard error

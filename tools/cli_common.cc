@@ -302,6 +302,10 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
       options.dims[item.substr(0, eq)] = *value;
     }
   }
+  if (auto it = args.values.find("phase"); it != args.values.end()) {
+    options.phase = parseDecoderPhase(it->second);
+    if (!options.phase) return "--phase must be prompt or token (got '" + it->second + "')";
+  }
   if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end())
     options.cost_profiles.assign(it->second.begin(), it->second.end());
   if (auto it = args.values.find("cost-plugin"); it != args.values.end()) options.cost_plugin = it->second;

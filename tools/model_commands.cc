@@ -75,6 +75,10 @@ Options:
   --mip-gap G, --mip-solver glpk|cbc, --subgraphs-per-accelerator Q
                           integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --phase prompt|token    a decoder with a KV cache (past_key_values.* in, present.* out) is costed
+                          for its prompt (default: no past, --dim for the prompt's length) or for
+                          one generated token after a past of --dim PAST=N tokens; its total
+                          length is set to past + sequence, and the report says which phase
   --shared-weights replicate|colocate|auto
                           a weight several operators read (tied embeddings, shared constants):
                           replicate copies it onto every device that runs a reader, each copy
@@ -119,6 +123,10 @@ operators each gives times to, and which operators mix two sources).
 
 Options:
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
+  --phase prompt|token    a decoder with a KV cache (past_key_values.* in, present.* out) is costed
+                          for its prompt (default: no past, --dim for the prompt's length) or for
+                          one generated token after a past of --dim PAST=N tokens; its total
+                          length is set to past + sequence, and the report says which phase
   --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES
                           the devices to cost the operators on (default: pcie3-4x16gb)
   --cost-profile FILE, --cost-plugin LIB.so, --shared-weights M
@@ -137,7 +145,7 @@ colocated with it, so each tensor's transfer is still paid once.
 Options:
   -o, --output WORKLOAD.json   where to write (atomically; default: standard output)
   --devices FILE|PRESET, --accelerators K, --cpus L, --memory BYTES, --dim NAME=VALUE,
-  --shared-weights M, --cost-profile FILE, --cost-plugin LIB.so   as for place
+  --phase prompt|token, --shared-weights M, --cost-profile FILE, --cost-plugin LIB.so   as for place
 Weights several operators read are written under "sharedWeights" (held once by each device that
 runs one of their readers); with --shared-weights colocate their readers share a colorClass.
 )";
@@ -152,6 +160,7 @@ std::optional<std::string> parseLoadOptions(const Args& args, LoadOptions& optio
   api::PlaceOptions parsed;
   if (auto error = parseRunOptions(args, parsed)) return error;
   options.dims = parsed.dims;
+  options.phase = parsed.phase;
   return std::nullopt;
 }
 
@@ -159,7 +168,7 @@ namespace {
 
 const std::vector<OptionSpec> kModelOptions{
     {"devices", true},     {"accelerators", true},  {"cpus", true},
-    {"memory", true},      {"dim", true, true},     {"cost-profile", true, true},
+    {"memory", true},      {"dim", true, true},     {"phase", true},         {"cost-profile", true, true},
     {"cost-plugin", true}, {"quiet", false},        {"help", false},
     {"output", true},      {"shared-weights", true}, {"pass-plugin", true, true}};
 

@@ -37,10 +37,12 @@ struct ONNX_PLACER_EXPORT Options {
   std::optional<int> accelerators, cpus;
   std::optional<double> memory;  // bytes per accelerator
 
-  // The model: values of symbolic input dimensions, shared weights ("replicate", "colocate",
-  // "auto"), measured operator times and a cost plugin, and a name for messages and the report when
-  // the model is given as bytes.
+  // The model: values of symbolic input dimensions, the phase of a decoder with a KV cache
+  // ("prompt" or "token"; empty: prompt), shared weights ("replicate", "colocate", "auto"),
+  // measured operator times and a cost plugin, and a name for messages and the report when the
+  // model is given as bytes.
   std::map<std::string, std::int64_t> dims;
+  std::string phase;
   std::string shared_weights = "auto";
   std::vector<std::string> cost_profiles;
   std::string cost_plugin;

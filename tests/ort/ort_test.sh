@@ -13,7 +13,9 @@
 # and compares the outputs. With --defaults, each given model is placed once
 # with place's default options (devices, algorithm, time limit), as a user
 # would. With --each, each given model is placed on 2 and 3 accelerators. Fails
-# (exit 1) if ONNX Runtime is not installed or any model fails.
+# (exit 1) if ONNX Runtime is not installed or any model fails. ORT_DIMS
+# (run_stages.mjs's --dims sets) runs everything at those input dimensions
+# instead of the placed ones.
 set -u
 
 if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ "$2" != --with ] && [ $# -ne 2 ]; } ||
@@ -68,7 +70,9 @@ check() {
   fi
   # ORT prints an error-level log line per layering rule it cannot map to an
   # execution provider (gpu:<n> on this CPU-only build); keep stderr for failures.
-  if node "$here/run_stages.mjs" "$model" "$dir/annot.onnx" "$dir/stages" \
+  local dims=()
+  [ -n "${ORT_DIMS:-}" ] && dims=(--dims "$ORT_DIMS")
+  if node "$here/run_stages.mjs" "$model" "$dir/annot.onnx" "$dir/stages" "${dims[@]}" \
       >"$dir/ort.log" 2>"$dir/ort.err"; then
     echo "PASS [$name]: $(grep -c '^ok ' "$dir/ort.log") outputs compared; $(tail -n 1 "$dir/ort.log")"
   else

@@ -1,6 +1,10 @@
 // End-to-end check of onnx-placer outputs with ONNX Runtime (CPU).
 //
-// usage: node run_stages.mjs ORIGINAL.onnx ANNOTATED.onnx STAGES_DIR
+// usage: node run_stages.mjs ORIGINAL.onnx ANNOTATED.onnx STAGES_DIR [--dims SETS]
+//
+// SETS: input dimension values to run at, "name=value,name=value/name=value,..." (one set per '/').
+// Without --dims, every symbolic input dimension is 1. With it, (a)-(c) run once per set, on the
+// same sessions: stages placed at one value of a dimension must run at any other.
 //
 //  (a) runs ORIGINAL on a deterministic input (reference outputs);
 //  (b) loads ANNOTATED with and without the session option
@@ -28,11 +32,24 @@ function die(msg) {
   process.exit(1);
 }
 
-const [originalPath, annotatedPath, stagesDir] = process.argv.slice(2);
-if (!originalPath || !annotatedPath || !stagesDir) {
-  console.error('usage: node run_stages.mjs ORIGINAL.onnx ANNOTATED.onnx STAGES_DIR');
+const [originalPath, annotatedPath, stagesDir, dimsFlag, dimsSpec] = process.argv.slice(2);
+if (!originalPath || !annotatedPath || !stagesDir || (dimsFlag !== undefined && (dimsFlag !== '--dims' || !dimsSpec))) {
+  console.error('usage: node run_stages.mjs ORIGINAL.onnx ANNOTATED.onnx STAGES_DIR [--dims SETS]');
   process.exit(2);
 }
+// The dimension sets to run at: [{}] (every symbolic dimension 1) without --dims.
+const dimSets = (dimsSpec ?? '').split('/').map((set) => {
+  const dims = {};
+  for (const pair of set.split(',').filter((p) => p.length > 0)) {
+    const [name, value] = pair.split('=');
+    if (!name || !/^\d+$/.test(value ?? '')) {
+      console.error(`bad --dims entry '${pair}' (want name=value)`);
+      process.exit(2);
+    }
+    dims[name] = Number(value);
+  }
+  return dims;
+});
 
 const manifestPath = path.join(stagesDir, 'pipeline.json');
 let manifest;
@@ -67,18 +84,18 @@ async function run(session, feeds, what) {
 
 // ---- deterministic inputs -------------------------------------------------
 
-function concreteShape(shape) {
-  // Symbolic (string) or unknown (negative / missing) dims become 1.
-  return (shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
+function concreteShape(shape, dims = {}) {
+  // Symbolic (string) dims take their --dims value, else 1; unknown (negative / missing) ones 1.
+  return (shape ?? []).map((d) => (typeof d === 'number' && d >= 0 ? d : typeof d === 'string' && d in dims ? dims[d] : 1));
 }
 
 // Integer inputs take values below this (ORT_INT_RANGE, default 100): token ids, positions and
 // segment ids must index tables that small fixtures keep small.
 const intRange = Number(process.env.ORT_INT_RANGE ?? 100);
 
-function makeTensor(meta, variant = 0) {
+function makeTensor(meta, variant = 0, dims = {}) {
   if (!meta.isTensor) die(`graph input ${meta.name} is not a tensor`);
-  const shape = concreteShape(meta.shape);
+  const shape = concreteShape(meta.shape, dims);
   const n = shape.reduce((a, b) => a * b, 1);
   const floatAt = (i) => (((i + variant * 13) * 7919) % 1000) / 1000 - 0.5;
   switch (meta.type) {
@@ -160,16 +177,10 @@ function report(label, name, ref, got) {
   if (!r.ok) ++failures;
 }
 
-// ---- (a) reference run ------------------------------------------------------
+// ---- sessions (one each, run at every dimension set) -----------------------
 
 const original = await createSession(originalPath, 'original model');
-const feeds = {};
-for (const meta of original.inputMetadata) feeds[meta.name] = makeTensor(meta);
-const reference = await run(original, feeds, 'original model');
 const outputNames = original.outputNames;
-
-// ---- (b) annotated model, with and without layer assignment -----------------
-
 const settings = manifest.layer_assignment_settings;
 if (typeof settings !== 'string' || settings.length === 0) {
   die(`${manifestPath}: missing "layer_assignment_settings" string`);
@@ -180,10 +191,6 @@ const annotatedAssigned = await createSession(
   `annotated model with session.layer_assignment_settings="${settings}"`,
   { ...baseOptions, extra: { session: { layer_assignment_settings: settings } } },
 );
-for (const [label, session] of [['annotated', annotatedPlain], ['annotated+layers', annotatedAssigned]]) {
-  const out = await run(session, feeds, `${label} model`);
-  for (const name of outputNames) report(label, name, reference[name], out[name]);
-}
 
 // ---- the original model with every stage-boundary tensor as a graph output --
 //
@@ -274,35 +281,18 @@ const boundary = [];
     }
   }
 }
-let boundaryReference = {};
-let boundaryAlternative = {};
+let probe = null;
 if (boundary.length > 0) {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'run-stages-'));
   const probePath = path.join(tmpDir, 'probe.onnx');
   try {
     fs.writeFileSync(probePath, withExtraOutputs(fs.readFileSync(originalPath), boundary));
-    const probe = await createSession(probePath, 'original model with stage-boundary tensors as outputs');
-    boundaryReference = await run(probe, feeds, 'original model with stage-boundary outputs');
-    // A second, different input: tells whether a comparison can see anything.
-    const altFeeds = {};
-    for (const meta of original.inputMetadata) altFeeds[meta.name] = makeTensor(meta, 1);
-    boundaryAlternative = await run(probe, altFeeds, 'original model on a second input');
+    probe = await createSession(probePath, 'original model with stage-boundary tensors as outputs');
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });
   }
-  // Within the tolerance, not bit for bit: a tensor inside a pattern ONNX Runtime fuses (a
-  // LayerNormalization written out as Sub/Pow/ReduceMean/...) stops the fusion when it becomes an
-  // output, which changes the rounding of everything after it.
-  for (const name of outputNames) {
-    if (!compare(boundaryReference[name], reference[name]).ok) {
-      die(`original model with extra outputs disagrees with itself on ${name}`);
-    }
-  }
 }
-
-// ---- (c) the pipeline stages --------------------------------------------------
-
-const values = new Map(Object.entries(feeds));
+const stageSessions = [];
 const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 for (const stage of manifest.stages) {
   const file = path.join(stagesDir, stage.file);
@@ -316,45 +306,95 @@ for (const stage of manifest.stages) {
   if (!sameSet(declaredOut, session.outputNames)) {
     die(`${what}: manifest outputs [${declaredOut}] != model outputs [${session.outputNames}]`);
   }
-  const stageFeeds = {};
-  for (const input of stage.inputs) {
-    if (input.from_stage === null) {
-      if (!(input.name in feeds)) die(`${what}: input ${input.name} has from_stage null but is not a graph input`);
-    } else if (!(input.from_stage < stage.index)) {
-      die(`${what}: input ${input.name} comes from stage ${input.from_stage}, not an earlier stage`);
-    }
-    const v = values.get(input.name);
-    if (v === undefined) die(`${what}: input ${input.name} was not produced by stage ${input.from_stage}`);
-    stageFeeds[input.name] = v;
-  }
-  const out = await run(session, stageFeeds, what);
-  for (const name of declaredOut) {
-    const t = out[name];
-    const meta = stage.outputs.find((o) => o.name === name);
-    if (meta.shape && meta.shape.join(',') !== t.dims.join(',')) {
-      die(`${what}: output ${name} has shape [${t.dims}], manifest says [${meta.shape}]`);
-    }
-    values.set(name, t);
-  }
+  stageSessions.push({ stage, session, what });
 }
-const dependence = (name) => {
-  const alt = boundaryAlternative[name];
-  if (alt === undefined) return '';
-  return compare(boundaryReference[name], alt).maxErr > 0 ? '(input-dependent)' : '(input-independent)';
-};
-for (const name of outputNames) report(`stages${dependence(name)}`, name, reference[name], values.get(name));
+
+// The shape a stage output must have: the manifest's "dims" where it gives them (a symbolic entry
+// matches any size), else its "shape" (the placed dimensions' shape, for a tensor that never varies).
+function shapeMatches(meta, dims) {
+  const declared = meta.dims ?? meta.shape;
+  if (!declared) return true;
+  return declared.length === dims.length && declared.every((d, i) => typeof d === 'string' || d === dims[i]);
+}
+
+let boundaryCount = 0;
 let sensitive = 0;
-for (const t of boundary) {
-  const ref = boundaryReference[t.name];
-  const alt = boundaryAlternative[t.name];
-  const changes = alt !== undefined && compare(ref, alt).maxErr > 0;
-  if (changes) ++sensitive;
-  report(`boundary(${changes ? 'input-dependent' : 'input-independent'})`, t.name, ref, values.get(t.name));
+for (const dims of dimSets) {
+  const at = Object.keys(dims).length > 0 ? ` at ${Object.entries(dims).map(([k, v]) => `${k}=${v}`).join(',')}` : '';
+  // ---- (a) reference run
+  const feeds = {};
+  for (const meta of original.inputMetadata) feeds[meta.name] = makeTensor(meta, 0, dims);
+  const reference = await run(original, feeds, `original model${at}`);
+
+  // ---- (b) annotated model, with and without layer assignment
+  for (const [label, session] of [['annotated', annotatedPlain], ['annotated+layers', annotatedAssigned]]) {
+    const out = await run(session, feeds, `${label} model${at}`);
+    for (const name of outputNames) report(label + at, name, reference[name], out[name]);
+  }
+
+  // ---- the original model with every stage-boundary tensor as a graph output
+  let boundaryReference = {};
+  let boundaryAlternative = {};
+  if (probe) {
+    boundaryReference = await run(probe, feeds, `original model with stage-boundary outputs${at}`);
+    // A second, different input: tells whether a comparison can see anything.
+    const altFeeds = {};
+    for (const meta of original.inputMetadata) altFeeds[meta.name] = makeTensor(meta, 1, dims);
+    boundaryAlternative = await run(probe, altFeeds, `original model on a second input${at}`);
+    // Within the tolerance, not bit for bit: a tensor inside a pattern ONNX Runtime fuses (a
+    // LayerNormalization written out as Sub/Pow/ReduceMean/...) stops the fusion when it becomes an
+    // output, which changes the rounding of everything after it.
+    for (const name of outputNames) {
+      if (!compare(boundaryReference[name], reference[name]).ok) {
+        die(`original model with extra outputs disagrees with itself on ${name}${at}`);
+      }
+    }
+  }
+
+  // ---- (c) the pipeline stages
+  const values = new Map(Object.entries(feeds));
+  for (const { stage, session, what } of stageSessions) {
+    const stageFeeds = {};
+    for (const input of stage.inputs) {
+      if (input.from_stage === null) {
+        if (!(input.name in feeds)) die(`${what}: input ${input.name} has from_stage null but is not a graph input`);
+      } else if (!(input.from_stage < stage.index)) {
+        die(`${what}: input ${input.name} comes from stage ${input.from_stage}, not an earlier stage`);
+      }
+      const v = values.get(input.name);
+      if (v === undefined) die(`${what}: input ${input.name} was not produced by stage ${input.from_stage}`);
+      stageFeeds[input.name] = v;
+    }
+    const out = await run(session, stageFeeds, what + at);
+    for (const name of stage.outputs.map((t) => t.name)) {
+      const t = out[name];
+      const meta = stage.outputs.find((o) => o.name === name);
+      if (!shapeMatches(meta, t.dims)) {
+        die(`${what}${at}: output ${name} has shape [${t.dims}], manifest says [${meta.dims ?? meta.shape}]`);
+      }
+      values.set(name, t);
+    }
+  }
+  const dependence = (name) => {
+    const alt = boundaryAlternative[name];
+    if (alt === undefined) return '';
+    return compare(boundaryReference[name], alt).maxErr > 0 ? '(input-dependent)' : '(input-independent)';
+  };
+  for (const name of outputNames) report(`stages${dependence(name)}${at}`, name, reference[name], values.get(name));
+  for (const t of boundary) {
+    const ref = boundaryReference[t.name];
+    const alt = boundaryAlternative[t.name];
+    const changes = alt !== undefined && compare(ref, alt).maxErr > 0;
+    if (changes) ++sensitive;
+    ++boundaryCount;
+    report(`boundary(${changes ? 'input-dependent' : 'input-independent'})${at}`, t.name, ref, values.get(t.name));
+  }
 }
 
 const summary =
   `${path.basename(originalPath)}: ${manifest.stages.length} stages, ${outputNames.length} output(s), ` +
-  `${boundary.length} boundary tensor(s) (${sensitive} input-dependent)`;
+  `${boundary.length} boundary tensor(s) (${sensitive} input-dependent of ${boundaryCount} compared)` +
+  (dimsSpec ? `, at ${dimSets.length} dimension set(s)` : '');
 if (failures > 0) {
   console.log(`FAIL ${summary}: ${failures} mismatch(es)`);
   process.exit(1);
