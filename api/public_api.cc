@@ -212,8 +212,14 @@ unsigned abiVersion() {
 
 namespace {
 
+// How placeSource() treats the model's bytes after the solve.
+enum class Outputs {
+  Lazy,   // the annotated model and the stages are built when first asked for, reading the source again
+  Eager,  // both are built within the call, so the source is not read after it returns
+};
+
 Expected<Result> placeSource(const placer::ModelSource& source, const Options& options,
-                             const api::OutputFiles* files) {
+                             const api::OutputFiles* files, Outputs outputs = Outputs::Lazy) {
   auto facade = facadeOptions(options);
   if (!facade) return facade.status();
   const api::RunControl control = runControl(options);
@@ -238,6 +244,13 @@ Expected<Result> placeSource(const placer::ModelSource& source, const Options& o
     if (placer::Status s = api::writeOutputs(impl->model, impl->placed, impl->mode, *files, options.stop); !s)
       return publicStatus(s);
   }
+  if (outputs == Outputs::Eager) {
+    // Built now, while the caller's bytes are alive; a failure stays in the result, reported when the
+    // output is asked for, as a lazy one would be.
+    impl->annotated = api::annotatedModel(impl->model, impl->placed, impl->mode);
+    impl->stages = api::stageModels(impl->model, impl->placed);
+    impl->model.source = placer::ModelSource::inMemory({}, impl->model.source.displayName());
+  }
   return ResultAccess::make(std::move(impl));
 }
 
@@ -246,8 +259,9 @@ Expected<Result> placeSource(const placer::ModelSource& source, const Options& o
 Expected<Result> place(const void* model, std::size_t size, const Options& options) {
   if (model == nullptr && size > 0) return Status(Code::BadInput, "the model is a null pointer");
   const std::string name = options.model_name.empty() ? "model bytes" : options.model_name;
-  std::string bytes(static_cast<const char*>(model), size);
-  return placeSource(placer::ModelSource::owning(std::move(bytes), name), options, nullptr);
+  // The caller's bytes are read in place, never copied: every output is built before returning.
+  const std::string_view bytes(static_cast<const char*>(model), size);
+  return placeSource(placer::ModelSource::inMemory(bytes, name), options, nullptr, Outputs::Eager);
 }
 
 Expected<Result> placeFile(const std::string& path, const Options& options) {

@@ -30,7 +30,8 @@ typedef struct onnx_placer_result onnx_placer_result;
 ONNX_PLACER_EXPORT const char* onnx_placer_version(void);
 ONNX_PLACER_EXPORT unsigned onnx_placer_abi_version(void);
 
-/* Places the model given as the bytes of an .onnx file (copied; the caller may free them on return)
+/* Places the model given as the bytes of an .onnx file (read in place and only
+ * during the call, which builds every output before returning: the caller may free them on return)
  * with the options of a JSON object (NULL or "{}": the defaults; the keys are those of `place`'s
  * options, e.g. {"devices": "pcie3-4x16gb", "accelerators": 2, "objective": "throughput",
  * "algorithm": "auto", "time_limit": 10, "dims": {"seq": 128}}; an unknown key is an error naming

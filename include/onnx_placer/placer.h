@@ -77,8 +77,9 @@ class ONNX_PLACER_EXPORT Result {
   std::unique_ptr<Impl> impl_;
 };
 
-// Places the model given as the bytes of an .onnx file. The bytes are copied once; the caller may
-// free them when the call returns.
+// Places the model given as the bytes of an .onnx file. The bytes are read where they are, never
+// copied, and only during the call: the annotated model and the stages are built before it returns,
+// so the caller may free them when it does.
 ONNX_PLACER_EXPORT Expected<Result> place(const void* model, std::size_t size, const Options& options = {});
 // Places the model file at `path` (read whole: up to protobuf's 2 GB).
 ONNX_PLACER_EXPORT Expected<Result> placeFile(const std::string& path, const Options& options = {});
