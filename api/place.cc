@@ -7,6 +7,7 @@
 #include "onnx_io/output_files.h"
 #include "onnx_io/plan_builder.h"
 #include "onnx_io/report.h"
+#include "onnx_io/triton_repository.h"
 #include "onnx_io/stage_directory.h"
 
 namespace placer::api {
@@ -115,7 +116,8 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
       {naming == OptionNaming::Flag ? "-o" : optionName("output", naming), &files.model},
       {optionName("stages-dir", naming), &files.stages_dir},
       {optionName("report", naming), &files.report},
-      {optionName("placement", naming), &files.placement}};
+      {optionName("placement", naming), &files.placement},
+      {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir}};
   std::map<std::filesystem::path, std::string> seen;
   for (const auto& [name, path] : named) {
     if (!*path) continue;
@@ -128,11 +130,15 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
                          "); give each output its own path");
     }
   }
+  const std::string force = naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming);
   if (files.stages_dir && !files.force) {
     if (Status s = replaceableAsStageDirectory(*files.stages_dir); !s) {
-      return Status(s.code(), s.message() + " (" +
-                                  (naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming)) +
-                                  " replaces it)");
+      return Status(s.code(), s.message() + " (" + force + " replaces it)");
+    }
+  }
+  if (files.triton_dir && !files.force) {
+    if (Status s = replaceableAsTritonRepository(*files.triton_dir); !s) {
+      return Status(s.code(), s.message() + " (" + force + " replaces it)");
     }
   }
   return Status::ok();
@@ -149,10 +155,25 @@ Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode
     if (!bytes) return bytes.status();
     if (Status s = outputs.stageFile(*files.model, *bytes); !s) return s;
   }
+  std::optional<StageSet> stages;
   if (files.stages_dir) {
     auto built = stageModels(model, placed, *files.stages_dir);
     if (!built) return built.status();
     if (Status s = stageStageDirectory(outputs, *files.stages_dir, *built, files.force); !s) return s;
+    stages = std::move(*built);
+  }
+  if (files.triton_dir) {
+    if (!stages) {
+      auto built = stageModels(model, placed);
+      if (!built) return built.status();
+      stages = std::move(*built);
+    }
+    auto repository = tritonRepository(*stages, placed.plan, reportContext(model, 0).model);
+    if (!repository) return repository.status();
+    if (Status s = outputs.stageDirectory(*files.triton_dir, repository->files(), files.force,
+                                          replaceableAsTritonRepository);
+        !s)
+      return s;
   }
   if (files.report) {
     if (Status s = outputs.stageFile(*files.report, reportText(placed)); !s) return s;

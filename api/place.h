@@ -74,6 +74,7 @@ struct OutputFiles {
   std::optional<std::filesystem::path> stages_dir;  // stage<k>.onnx and pipeline.json
   std::optional<std::filesystem::path> report;      // report.json
   std::optional<std::filesystem::path> placement;   // the plan as JSON
+  std::optional<std::filesystem::path> triton_dir;  // a Triton model repository (--emit triton=DIR)
   bool force = false;  // replace a stage directory that holds other files (never one holding an input)
 };
 

@@ -83,6 +83,30 @@ Status replaceableAsStageDirectory(const fs::path& dir) {
   return Status::ok();
 }
 
+Status replaceableAsTritonRepository(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Status::ok();
+  if (!fs::is_directory(dir, ec)) return ioError(dir.string() + " exists and is not a directory");
+  static const std::regex kVersion("[0-9]+");
+  auto refuse = [&](const fs::path& what) {
+    return ioError("refusing to replace " + dir.string() + ": it holds '" + what.lexically_relative(dir).string() +
+                   "', which is not part of a Triton model repository onnx-placer writes");
+  };
+  for (const fs::directory_entry& model : fs::directory_iterator(dir, ec)) {
+    if (!model.is_directory(ec) || model.is_symlink(ec)) return refuse(model.path());
+    for (const fs::directory_entry& entry : fs::directory_iterator(model.path(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name == "config.pbtxt" && entry.is_regular_file(ec) && !entry.is_symlink(ec)) continue;
+      if (!entry.is_directory(ec) || entry.is_symlink(ec) || !std::regex_match(name, kVersion)) return refuse(entry.path());
+      for (const fs::directory_entry& file : fs::directory_iterator(entry.path(), ec)) {
+        if (!file.is_regular_file(ec) || file.is_symlink(ec)) return refuse(file.path());
+      }
+    }
+  }
+  if (ec) return ioError("cannot read " + dir.string() + ": " + ec.message());
+  return Status::ok();
+}
+
 OutputTransaction::OutputTransaction(std::vector<fs::path> inputs, const std::atomic<bool>* stop)
     : inputs_(std::move(inputs)), stop_(stop) {}
 
@@ -138,11 +162,11 @@ Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes
 
 Status OutputTransaction::stageDirectory(const fs::path& dir,
                                          const std::vector<std::pair<std::string, std::string_view>>& files,
-                                         bool replace_any) {
+                                         bool replace_any, Status (*replaceable)(const fs::path&)) {
   if (stopped()) return interrupted("interrupted before writing " + dir.string());
   if (Status s = checkTarget(dir, /*directory=*/true); !s) return s;
   if (!replace_any) {
-    if (Status s = replaceableAsStageDirectory(dir); !s) return s;
+    if (Status s = (replaceable ? replaceable : replaceableAsStageDirectory)(dir); !s) return s;
   }
   std::string name = siblingPattern(dir, "tmp");
   if (::mkdtemp(name.data()) == nullptr) {
@@ -153,7 +177,17 @@ Status OutputTransaction::stageDirectory(const fs::path& dir,
   ::chmod(name.c_str(), 0755);  // mkdtemp creates 0700
   for (const auto& [file_name, bytes] : files) {
     if (stopped()) return interrupted("interrupted while writing " + dir.string());
-    if (Status s = writeNewFile(fs::path(name) / file_name, bytes, dir / file_name); !s) return s;
+    const fs::path relative = fs::path(file_name).lexically_normal();
+    if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") {
+      return internalError("'" + file_name + "' is not a path inside " + dir.string());
+    }
+    const fs::path target = fs::path(name) / relative;
+    std::error_code ec;
+    const bool is_dir = !file_name.empty() && file_name.back() == '/';
+    fs::create_directories(is_dir ? target : target.parent_path(), ec);
+    if (ec) return ioError("cannot create a directory in " + dir.string() + ": " + ec.message());
+    if (is_dir) continue;
+    if (Status s = writeNewFile(target, bytes, dir / relative); !s) return s;
   }
   return Status::ok();
 }

@@ -39,10 +39,12 @@ class OutputTransaction {
   Status stageFile(const std::filesystem::path& path, std::string_view bytes);
 
   // Writes `files` (name, bytes) into a temporary directory beside `dir`, which replaces `dir` whole
-  // on commit. An existing `dir` must be a directory; unless `replace_any`, it must hold nothing but
-  // what a stage directory holds (see replaceableAsStageDirectory).
+  // on commit. A name may hold subdirectories ("m/1/model.onnx"); one ending in '/' is an empty
+  // directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` must accept
+  // it (by default: it holds nothing but what a stage directory holds).
   Status stageDirectory(const std::filesystem::path& dir,
-                        const std::vector<std::pair<std::string, std::string_view>>& files, bool replace_any);
+                        const std::vector<std::pair<std::string, std::string_view>>& files, bool replace_any,
+                        Status (*replaceable)(const std::filesystem::path&) = nullptr);
 
   // Moves every staged output into place; all of them or, on failure or interruption, none (the
   // destinations keep what they held before).
@@ -71,6 +73,10 @@ class OutputTransaction {
 // Ok when `dir` does not exist, or is a directory holding only regular files named stageN.onnx and
 // pipeline.json (an earlier run's stage directory); otherwise a message naming what else it holds.
 Status replaceableAsStageDirectory(const std::filesystem::path& dir);
+
+// Ok when `dir` does not exist, or is a Triton model repository as `--emit triton` writes one: only
+// directories, each holding config.pbtxt and numbered version directories of regular files.
+Status replaceableAsTritonRepository(const std::filesystem::path& dir);
 
 // One file written atomically (a transaction of one): never over one of `inputs`; nothing is left
 // once `stop` (may be null) is set before the rename.

@@ -53,7 +53,12 @@ Options:
   --stages-dir DIR        write stage<k>.onnx per pipeline stage and pipeline.json as DIR; an
                           earlier stage directory there is replaced whole (no stale stage files
                           remain), any other non-empty directory is refused
-  --force                 replace a --stages-dir directory even if it holds other files
+  --emit triton=DIR       write a Triton model repository as DIR: DIR/<model>_stage<k>/config.pbtxt
+                          and 1/model.onnx per stage (onnxruntime_onnx, pinned to its GPU by
+                          instance_group gpus, or KIND_CPU), and DIR/<model>/config.pbtxt, an
+                          ensemble whose steps chain the stages; max_batch_size is the placed batch
+                          when every tensor leads with the same symbolic dimension, else 0
+  --force                 replace a --stages-dir or --emit directory even if it holds other files
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
                           pcie3-4x16gb, pcie4-2xa100-40gb)
@@ -214,7 +219,7 @@ std::vector<OptionSpec> placeOptions() {
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   specs.insert(specs.end(), solver.begin(), solver.end());
   specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false},
-                             {"pipeline", true}, {"verify-each", false}});
+                             {"pipeline", true}, {"verify-each", false}, {"emit", true, true}});
   return specs;
 }
 
@@ -239,6 +244,17 @@ int runPlace(const Args& args) {
   if (auto it = args.values.find("stages-dir"); it != args.values.end()) files.stages_dir = it->second;
   if (auto it = args.values.find("report"); it != args.values.end()) files.report = it->second;
   files.force = args.flags.count("force") > 0;
+  if (auto it = args.repeated.find("emit"); it != args.repeated.end()) {
+    for (const std::string& item : it->second) {
+      const auto eq = item.find('=');
+      const std::string kind = item.substr(0, eq);
+      if (eq == std::string::npos || eq + 1 == item.size() || kind != "triton") {
+        return usageError("--emit must be triton=DIR (got '" + item + "')", "place");
+      }
+      if (files.triton_dir) return usageError("--emit triton given twice", "place");
+      files.triton_dir = item.substr(eq + 1);
+    }
+  }
   // Refused before any work rather than after the solve.
   if (Status s = api::checkOutputFiles(files, api::OptionNaming::Flag); !s) {
     if (s.code() == StatusCode::Unsupported) return usageError(s.message(), "place");
