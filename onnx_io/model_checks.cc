@@ -1,5 +1,7 @@
 #include "onnx_io/model_checks.h"
 
+#include <cstdio>
+
 #include <onnx/defs/schema.h>
 
 #include <map>
@@ -246,6 +248,81 @@ Status checkModelNodes(const onnx::ModelProto& model, const std::string& source)
     if (!available.count(name)) {
       return invalidInput(source + ": graph output " + std::to_string(i) + " '" + name +
                           "' is computed by no node and is no initializer or graph input");
+    }
+  }
+  return checkDeclaredDims(model.graph(), source);
+}
+
+Status checkDeclaredDims(const onnx::GraphProto& graph, const std::string& source) {
+  // No tensor has a negative dimension: ONNX Runtime refuses such a model, and shape arithmetic
+  // would turn it into nonsense sizes.
+  for (const auto& init : graph.initializer()) {
+    for (int d = 0; d < init.dims_size(); ++d) {
+      if (init.dims(d) < 0) {
+        return invalidInput(source + ": initializer '" + init.name() + "' has dimension " + std::to_string(d) +
+                            " of " + std::to_string(init.dims(d)) + "; a dimension cannot be negative");
+      }
+    }
+  }
+  for (const auto& [list, what] : {std::pair{&graph.input(), "graph input"}, std::pair{&graph.output(), "graph output"},
+                                   std::pair{&graph.value_info(), "value_info entry"}}) {
+    for (const auto& info : *list) {
+      if (!info.type().has_tensor_type()) continue;
+      const auto& dims = info.type().tensor_type().shape().dim();
+      for (int d = 0; d < dims.size(); ++d) {
+        if (dims[d].has_dim_value() && dims[d].dim_value() < 0) {
+          return invalidInput(source + ": " + what + " '" + info.name() + "' declares dimension " + std::to_string(d) +
+                              " as " + std::to_string(dims[d].dim_value()) + "; a dimension cannot be negative");
+        }
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status checkRunnable(const OnnxGraph& graph) {
+  // 2^62 bytes: more than any machine addresses.
+  constexpr double kLargestTensor = 4.611686018427388e18;
+  auto shapeText = [](const Shape& shape) {
+    std::string out;
+    for (std::int64_t d : shape) out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return "[" + out + "]";
+  };
+  for (const TensorInfo& t : graph.tensors) {
+    const auto bytes = t.bytes();
+    if (bytes && *bytes > kLargestTensor) {
+      char size[32];
+      std::snprintf(size, sizeof size, "%.3g", *bytes);
+      return invalidInput(graph.path + ": tensor '" + t.name + "' " + shapeText(*t.shape) + " would hold " + size +
+                          " bytes, more than any runtime can allocate (a dimension too large?)");
+    }
+  }
+  // A grouped convolution splits its input channels into `group` equal parts, each with its share of
+  // the filters: a group that does not divide them has no meaning (ONNX Runtime refuses to run it).
+  for (const OnnxNode& node : graph.nodes) {
+    const bool conv = node.op_type == "Conv", transposed = node.op_type == "ConvTranspose";
+    if ((!conv && !transposed) || !node.domain.empty() || node.inputs.size() < 2 || node.inputs[0] < 0 ||
+        node.inputs[1] < 0)
+      continue;
+    auto group_attr = node.int_attributes.find("group");
+    const std::int64_t group = group_attr == node.int_attributes.end() || group_attr->second.empty() ? 1 : group_attr->second[0];
+    const auto& x = graph.tensors[node.inputs[0]].shape;
+    const auto& w = graph.tensors[node.inputs[1]].shape;
+    if (!x || !w || x->size() < 2 || w->size() < 2 || group < 1) continue;
+    const std::int64_t channels = (*x)[1];
+    const std::int64_t per_group = conv ? (*w)[1] : (*w)[0] / group;
+    const std::int64_t filters = conv ? (*w)[0] : (*w)[1] * group;
+    std::string problem;
+    if (channels % group != 0) {
+      problem = "its group " + std::to_string(group) + " does not divide its " + std::to_string(channels) + " input channels";
+    } else if (per_group * group != channels || (transposed && (*w)[0] != channels)) {
+      problem = "its weight " + shapeText(*w) + " does not fit " + std::to_string(channels) + " input channels in " +
+                std::to_string(group) + " group(s)";
+    } else if (filters % group != 0) {
+      problem = "its group " + std::to_string(group) + " does not divide its " + std::to_string(filters) + " filters";
+    }
+    if (!problem.empty()) {
+      return invalidInput(graph.path + ": node '" + node.name + "' (" + node.op_type + "): " + problem);
     }
   }
   return Status::ok();

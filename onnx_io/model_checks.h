@@ -16,12 +16,22 @@
 #include <vector>
 
 #include "core/status.h"
+#include "onnx_io/onnx_model.h"
 
 namespace placer {
 
 // InvalidInput naming `source`, the node (index, op type, name; inside a body, the path to it) and the
 // attribute or tensor at fault.
 Status checkModelNodes(const onnx::ModelProto& model, const std::string& source);
+
+// No initializer and no declared input, output or value_info has a negative dimension (part of
+// checkModelNodes, for the top-level graph).
+Status checkDeclaredDims(const onnx::GraphProto& graph, const std::string& source);
+
+// After loading: what no runtime can run, InvalidInput naming the tensor or node. A tensor of more
+// than 2^62 bytes (a dimension too large); a Conv or ConvTranspose whose group does not divide its
+// input channels or filters, or whose weight does not fit them.
+Status checkRunnable(const OnnxGraph& graph);
 
 // The positions of `graph`'s nodes in an order where each node follows those whose outputs it reads,
 // directly or from inside its bodies: the given order where it is one already (ONNX requires it;

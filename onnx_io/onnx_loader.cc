@@ -141,6 +141,14 @@ Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const s
 
 
 
+// An element type's ONNX name ("FLOAT", "INT64"), or "element type N" for one libonnx does not name.
+std::string elementTypeName(int element_type) {
+  const std::string name = onnx::TensorProto::DataType_IsValid(element_type)
+                               ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(element_type))
+                               : "";
+  return name.empty() ? "element type " + std::to_string(element_type) : name;
+}
+
 // The phase's values of a decoder's dimensions, added to options.dims; the phase goes into `out`.
 Status decoderDims(const onnx::GraphProto& graph, LoadOptions& options, OnnxGraph& out) {
   if (options.dims_complete) return Status::ok();
@@ -205,6 +213,21 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
   if (!inconsistency.empty()) {
     return invalidInput(out.path + ": ONNX's shape inference finds the model inconsistent at " +
                         inconsistency + " (a --dim value the model cannot take?)");
+  }
+  // The graph outputs were inferred afresh (working_copy.h): a declared element type the tensor does
+  // not have is an error; a declaration is taken where inference found nothing.
+  for (const auto& output : model.graph().output()) {
+    const int declared = output.type().has_tensor_type() ? output.type().tensor_type().elem_type() : 0;
+    if (declared == 0) continue;
+    auto inferred = types.find(output.name());
+    const int actual = inferred != types.end() && inferred->second.has_tensor_type()
+                           ? inferred->second.tensor_type().elem_type()
+                           : 0;
+    if (actual != 0 && actual != declared) {
+      return invalidInput(out.path + ": graph output '" + output.name() + "' is declared as " +
+                          elementTypeName(declared) + ", but the tensor is " + elementTypeName(actual));
+    }
+    if (inferred == types.end() || !shapeOf(inferred->second)) types[output.name()] = output.type();
   }
   const onnx::GraphProto& graph = model.graph();
 
@@ -477,6 +500,7 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
         " tensor(s) inside If/Loop/Scan bodies have no static shape after shape inference");
   }
   findKvPairs(graph, out);
+  if (Status s = checkRunnable(out); !s) return s;
   return out;
 }
 

@@ -56,7 +56,7 @@ class StageSplitter {
   Status checkPlan(const std::string& model_name);
   Status assign();
   const std::vector<StageContents>& stages() const { return stages_; }
-  onnx::GraphProto buildGraph(int stage, std::int64_t ir_version) const;
+  Expected<onnx::GraphProto> buildGraph(int stage, std::int64_t ir_version) const;
   std::vector<int> originalInputs() const;
   std::vector<int> originalOutputs() const;
   // What could not be kept symbolic: a value a stage holds at the placed dimensions (one line each).
@@ -70,7 +70,8 @@ class StageSplitter {
   void receive(int s, int t, int from);
   std::vector<std::string> reads(int onnx_index) const;
   std::vector<int> topologicalOrder(const StageContents& stage) const;
-  onnx::ValueInfoProto boundaryValueInfo(const TensorInfo& tensor) const;
+  Expected<onnx::ValueInfoProto> boundaryValueInfo(const TensorInfo& tensor) const;
+  onnx::ValueInfoProto graphOutputInfo(const TensorInfo& tensor) const;
   void orderInterface(int stage);
 
   const OnnxGraph& graph_;
@@ -405,20 +406,58 @@ std::vector<int> StageSplitter::topologicalOrder(const StageContents& stage) con
 
 // A tensor crossing stages, typed from the loader's static shapes; without one, the model's own
 // declaration if it has one, else the element type alone.
-onnx::ValueInfoProto StageSplitter::boundaryValueInfo(const TensorInfo& tensor) const {
+Expected<onnx::ValueInfoProto> StageSplitter::boundaryValueInfo(const TensorInfo& tensor) const {
   onnx::ValueInfoProto info;
   if (tensor.element_type == 0 || !tensor.shape) {
     for (const auto* declarations : {&value_info_, &outputs_}) {
-      if (auto declared = declarations->find(tensor.name); declared != declarations->end()) {
+      auto declared = declarations->find(tensor.name);
+      if (declared != declarations->end() && declared->second->type().has_tensor_type() &&
+          declared->second->type().tensor_type().elem_type() != 0 && tensor.element_type == 0) {
         return *declared->second;
       }
     }
   }
+  if (tensor.element_type == 0) {
+    // A stage input without a type is refused by the checker and by every runtime.
+    return unsupported("tensor '" + tensor.name +
+                       "' crosses a stage boundary, but neither shape inference nor the model says what element "
+                       "type it has, so no stage can declare it; give it a value_info entry in the model");
+  }
   info.set_name(tensor.name);
-  if (tensor.element_type == 0) return info;
   auto* type = info.mutable_type()->mutable_tensor_type();
   type->set_elem_type(tensor.element_type);
-  if (tensor.shape) writeShape(tensor, *type->mutable_shape());
+  if (tensor.shape) {
+    writeShape(tensor, *type->mutable_shape());
+  } else if (auto declared = value_info_.find(tensor.name);
+             declared != value_info_.end() && declared->second->type().tensor_type().has_shape() &&
+             declared->second->type().tensor_type().elem_type() == tensor.element_type) {
+    *type->mutable_shape() = declared->second->type().tensor_type().shape();
+  }
+  return info;
+}
+
+// A graph output as the model declares it; where the declaration says less than the loader found
+// (no element type, no shape) or contradicts it (another rank, another fixed dimension), the
+// loader's type and shape, symbolic where they vary.
+onnx::ValueInfoProto StageSplitter::graphOutputInfo(const TensorInfo& tensor) const {
+  onnx::ValueInfoProto info = *outputs_.at(tensor.name);
+  const bool typed = info.type().has_tensor_type() && info.type().tensor_type().elem_type() != 0;
+  bool agrees = typed && info.type().tensor_type().has_shape();
+  if (agrees && tensor.shape) {
+    const auto& dims = info.type().tensor_type().shape().dim();
+    agrees = dims.size() == static_cast<int>(tensor.shape->size());
+    for (int d = 0; agrees && d < dims.size(); ++d) {
+      agrees = !dims[d].has_dim_value() || dims[d].dim_value() == (*tensor.shape)[d] ||
+               (symbolic_.shapes.count(tensor.name) && !symbolic_.shapes.at(tensor.name)[d].param.empty());
+    }
+  }
+  if (tensor.element_type == 0 || agrees) return info;
+  auto* type = info.mutable_type()->mutable_tensor_type();
+  type->set_elem_type(tensor.element_type);
+  if (tensor.shape) {
+    type->clear_shape();
+    writeShape(tensor, *type->mutable_shape());
+  }
   return info;
 }
 
@@ -433,7 +472,7 @@ void StageSplitter::writeShape(const TensorInfo& tensor, onnx::TensorShapeProto&
   }
 }
 
-onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const {
+Expected<onnx::GraphProto> StageSplitter::buildGraph(int s, std::int64_t ir_version) const {
   const StageContents& stage = stages_[s];
   onnx::GraphProto g;
   g.set_name((proto_.name().empty() ? std::string("graph") : proto_.name()) + "_stage" + std::to_string(s));
@@ -459,7 +498,9 @@ onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const
     if (stage.graph_inputs.count(t)) {
       *g.add_input() = *inputs_.at(tensor.name);
     } else {
-      *g.add_input() = boundaryValueInfo(tensor);
+      auto info = boundaryValueInfo(tensor);
+      if (!info) return info.status().withContext("stage " + std::to_string(s));
+      *g.add_input() = std::move(*info);
     }
   }
   if (ir_version < kInitializersNeedInputs) {
@@ -482,9 +523,11 @@ onnx::GraphProto StageSplitter::buildGraph(int s, std::int64_t ir_version) const
     const TensorInfo& tensor = graph_.tensors[t];
     interface.insert(tensor.name);
     if (stage.graph_outputs.count(t)) {
-      *g.add_output() = *outputs_.at(tensor.name);
+      *g.add_output() = graphOutputInfo(tensor);
     } else {
-      *g.add_output() = boundaryValueInfo(tensor);
+      auto info = boundaryValueInfo(tensor);
+      if (!info) return info.status().withContext("stage " + std::to_string(s));
+      *g.add_output() = std::move(*info);
     }
   }
   for (const auto& info : proto_.value_info()) {
@@ -597,7 +640,9 @@ Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& g
   bool external_data = false;
   for (int k = 0; k < static_cast<int>(plan.stages.size()); ++k) {
     onnx::ModelProto stage = base;
-    *stage.mutable_graph() = splitter.buildGraph(k, base.ir_version());
+    auto built = splitter.buildGraph(k, base.ir_version());
+    if (!built) return built.status().withContext(input.displayName());
+    *stage.mutable_graph() = std::move(*built);
     for (const auto& init : stage.graph().initializer()) {
       external_data = external_data || init.data_location() == onnx::TensorProto::EXTERNAL;
     }

@@ -369,6 +369,11 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
                onnx::ModelProto& work, std::vector<std::string>& warnings, std::string& inconsistency) {
   work = model;
   sortNodesTopologically(*work.mutable_graph());  // checkModelNodes() has refused cycles
+  // The graph outputs' declarations are claims inference would take over what their producers give:
+  // a weight declared as a graph output with another shape poisons every reader, a declared element
+  // type the producer does not give stops inference as a whole. So the copy infers them afresh (the
+  // loader compares the declarations with the result).
+  for (auto& output : *work.mutable_graph()->mutable_output()) output.mutable_type()->Clear();
   const std::map<std::string, std::int64_t> opsets = opsetVersions(work);
   hideNewerForms(work, opsets.at(""));
   int folded = 0;
