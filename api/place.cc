@@ -6,6 +6,7 @@
 #include "onnx_io/json_text.h"
 #include "onnx_io/output_files.h"
 #include "onnx_io/plan_builder.h"
+#include "onnx_io/placement_strings.h"
 #include "onnx_io/report.h"
 #include "onnx_io/triton_repository.h"
 #include "onnx_io/stage_directory.h"
@@ -31,6 +32,23 @@ ReportContext reportContext(const LoadedModel& model, double seconds) {
   context.cpu = {model.devices.cpus.op_overhead, model.devices.cpus.boundary_overhead,
                  model.devices.cpus.boundary_bandwidth};
   return context;
+}
+
+// Beside layer_assignment_settings: ONNX Runtime's name-based string and Olive's split_assignments,
+// or why each is missing.
+void addPlacementStrings(nlohmann::ordered_json& report, const OnnxGraph& graph, const PlacementPlan& plan) {
+  const PlacementStrings strings = placementStrings(graph, plan);
+  auto value = [](const std::string& s) { return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s); };
+  nlohmann::ordered_json ordered;
+  for (auto& [key, v] : report.items()) {
+    ordered[key] = v;
+    if (key != "layer_assignment_settings") continue;
+    ordered["name_based_layer_assignment"] = value(strings.name_based);
+    if (strings.name_based.empty()) ordered["name_based_layer_assignment_note"] = strings.name_note;
+    ordered["split_assignments"] = value(strings.split_assignments);
+    if (strings.split_assignments.empty()) ordered["split_assignments_note"] = strings.split_note;
+  }
+  report = std::move(ordered);
 }
 
 std::vector<std::filesystem::path> inputsOf(const LoadedModel& model) {
@@ -90,6 +108,7 @@ Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem pro
   }
   out.seconds = secondsSince(control.start);
   out.report = placementReport(reportContext(model, out.seconds), out.problem, out.plan, out.eval, out.solve);
+  addPlacementStrings(out.report, model.graph, out.plan);
   return out;
 }
 

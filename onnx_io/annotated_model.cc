@@ -22,6 +22,7 @@
 // plans that disagree. Other entries of those fields are kept in their order.
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/model_proto.h"
+#include "onnx_io/placement_strings.h"
 
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
@@ -49,6 +50,8 @@ using google::protobuf::UnknownFieldSet;
 
 constexpr const char* kPlanKey = "onnx_placer.plan";
 constexpr const char* kSettingsKey = "onnx_placer.layer_assignment_settings";
+// Olive's SplitModel reads this key (placement_strings.h).
+constexpr const char* kSplitKey = "split_assignments";
 constexpr const char* kLayerAnnotationKey = "layer_ann";
 constexpr const char* kConfigurationName = "onnx_placer";
 constexpr int kPlanVersion = 1;
@@ -186,6 +189,11 @@ nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& pla
     nodes[graph.nodes[i].name] = {{"device", plan.devices[plan.stages[stage].device].name}, {"stage", stage}};
   }
   out["layer_assignment_settings"] = plan.layerAssignmentSettings();
+  const PlacementStrings strings = placementStrings(graph, plan);
+  out["name_based_layer_assignment"] = strings.name_based.empty() ? nlohmann::ordered_json(nullptr)
+                                                                  : nlohmann::ordered_json(strings.name_based);
+  out["split_assignments"] = strings.split_assignments.empty() ? nlohmann::ordered_json(nullptr)
+                                                               : nlohmann::ordered_json(strings.split_assignments);
   return out;
 }
 
@@ -352,6 +360,16 @@ Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGr
   }
   setModelMetadata(model, kPlanKey, plan_text);
   setModelMetadata(model, kSettingsKey, plan.layerAssignmentSettings());
+  // An earlier split_assignments would disagree with this plan: replaced, or removed when the stages
+  // do not follow module boundaries.
+  if (const PlacementStrings strings = placementStrings(graph, plan); !strings.split_assignments.empty()) {
+    setModelMetadata(model, kSplitKey, strings.split_assignments);
+  } else {
+    auto* props = model.mutable_metadata_props();
+    props->erase(std::remove_if(props->begin(), props->end(),
+                                [](const onnx::StringStringEntryProto& entry) { return entry.key() == kSplitKey; }),
+                 props->end());
+  }
 
   const std::vector<int> stage_of = stageOfModelNodes(proto, graph, plan);
   for (int i = 0; i < proto.node_size(); ++i) {
