@@ -6,6 +6,7 @@
 #include "onnx_io/json_text.h"
 #include "onnx_io/output_files.h"
 #include "onnx_io/plan_builder.h"
+#include "onnx_io/genai_config.h"
 #include "onnx_io/placement_strings.h"
 #include "onnx_io/report.h"
 #include "onnx_io/triton_repository.h"
@@ -136,7 +137,8 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
       {optionName("stages-dir", naming), &files.stages_dir},
       {optionName("report", naming), &files.report},
       {optionName("placement", naming), &files.placement},
-      {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir}};
+      {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir},
+      {naming == OptionNaming::Flag ? "--emit genai" : optionName("genai_dir", naming), &files.genai_dir}};
   std::map<std::filesystem::path, std::string> seen;
   for (const auto& [name, path] : named) {
     if (!*path) continue;
@@ -152,6 +154,11 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
   const std::string force = naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming);
   if (files.stages_dir && !files.force) {
     if (Status s = replaceableAsStageDirectory(*files.stages_dir); !s) {
+      return Status(s.code(), s.message() + " (" + force + " replaces it)");
+    }
+  }
+  if (files.genai_dir && !files.force) {
+    if (Status s = replaceableAsStageDirectory(*files.genai_dir); !s) {
       return Status(s.code(), s.message() + " (" + force + " replaces it)");
     }
   }
@@ -180,6 +187,17 @@ Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode
     if (!built) return built.status();
     if (Status s = stageStageDirectory(outputs, *files.stages_dir, *built, files.force); !s) return s;
     stages = std::move(*built);
+  }
+  if (files.genai_dir) {
+    // Its own stage files: their external-data locations resolve from the GenAI directory.
+    auto built = stageModels(model, placed, *files.genai_dir);
+    if (!built) return built.status();
+    auto config = genaiConfig(model.graph, placed.plan, *built);
+    if (!config) return config.status();
+    std::vector<std::pair<std::string, std::string_view>> written;
+    for (const StageModel& stage : built->models) written.emplace_back(stage.file_name, stage.bytes);
+    written.emplace_back("genai_config.json", *config);
+    if (Status s = outputs.stageDirectory(*files.genai_dir, written, files.force); !s) return s;
   }
   if (files.triton_dir) {
     if (!stages) {

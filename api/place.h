@@ -75,6 +75,7 @@ struct OutputFiles {
   std::optional<std::filesystem::path> report;      // report.json
   std::optional<std::filesystem::path> placement;   // the plan as JSON
   std::optional<std::filesystem::path> triton_dir;  // a Triton model repository (--emit triton=DIR)
+  std::optional<std::filesystem::path> genai_dir;   // stages and genai_config.json (--emit genai=DIR)
   bool force = false;  // replace a stage directory that holds other files (never one holding an input)
 };
 

@@ -71,7 +71,7 @@ Status replaceableAsStageDirectory(const fs::path& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return Status::ok();
   if (!fs::is_directory(dir, ec)) return ioError(dir.string() + " exists and is not a directory");
-  static const std::regex kStageFile(R"(stage[0-9]+\.onnx|pipeline\.json)");
+  static const std::regex kStageFile(R"(stage[0-9]+\.onnx|pipeline\.json|genai_config\.json)");
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !std::regex_match(name, kStageFile)) {

@@ -70,8 +70,8 @@ class OutputTransaction {
   bool committed_ = false;
 };
 
-// Ok when `dir` does not exist, or is a directory holding only regular files named stageN.onnx and
-// pipeline.json (an earlier run's stage directory); otherwise a message naming what else it holds.
+// Ok when `dir` does not exist, or is a directory holding only regular files named stageN.onnx,
+// pipeline.json and genai_config.json (an earlier run's stage or GenAI directory); otherwise a message naming what else it holds.
 Status replaceableAsStageDirectory(const std::filesystem::path& dir);
 
 // Ok when `dir` does not exist, or is a Triton model repository as `--emit triton` writes one: only

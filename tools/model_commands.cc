@@ -58,6 +58,9 @@ Options:
                           instance_group gpus, or KIND_CPU), and DIR/<model>/config.pbtxt, an
                           ensemble whose steps chain the stages; max_batch_size is the placed batch
                           when every tensor leads with the same symbolic dimension, else 0
+  --emit genai=DIR        for a decoder with a KV cache: the stage files and genai_config.json, an
+                          ONNX Runtime GenAI "decoder-pipeline" fragment (one pipeline entry per
+                          stage: its files, inputs, outputs, CUDA device or CPU, is_lm_head)
   --force                 replace a --stages-dir or --emit directory even if it holds other files
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
@@ -248,11 +251,12 @@ int runPlace(const Args& args) {
     for (const std::string& item : it->second) {
       const auto eq = item.find('=');
       const std::string kind = item.substr(0, eq);
-      if (eq == std::string::npos || eq + 1 == item.size() || kind != "triton") {
-        return usageError("--emit must be triton=DIR (got '" + item + "')", "place");
+      auto& dir = kind == "triton" ? files.triton_dir : files.genai_dir;
+      if (eq == std::string::npos || eq + 1 == item.size() || (kind != "triton" && kind != "genai")) {
+        return usageError("--emit must be triton=DIR or genai=DIR (got '" + item + "')", "place");
       }
-      if (files.triton_dir) return usageError("--emit triton given twice", "place");
-      files.triton_dir = item.substr(eq + 1);
+      if (dir) return usageError("--emit " + kind + " given twice", "place");
+      dir = item.substr(eq + 1);
     }
   }
   // Refused before any work rather than after the solve.

@@ -18,6 +18,7 @@
 #include "cost_model/cost_model.h"
 #include "cost_model/device_spec.h"
 #include "onnx_io/decoder.h"
+#include "onnx_io/genai_config.h"
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/placement_plan.h"
 #include "onnx_io/stage_models.h"
@@ -234,6 +235,37 @@ TEST(Decoder, EachLayersCacheIsColocatedWithItsAttention) {
     for (int reader : graph.tensors[present].consumers) classes.insert(g[reader].colocation.value_or(-1));
     EXPECT_EQ(classes.size(), 1u);
   }
+}
+
+TEST(Decoder, GenAiPipelineIsOnlyForDecodersAndMarksTheLmHead) {
+  LoadOptions options;
+  options.dims = {{"batch", 2}, {"seq", 8}};
+  const OnnxGraph gpt = load("tiny_gpt_dynamic.onnx", options);
+  const PlacementPlan gpt_plan = chunks(gpt, 2);
+  auto gpt_stages = buildStageModels(dynamicModel("tiny_gpt_dynamic.onnx"), gpt, gpt_plan);
+  ASSERT_TRUE(gpt_stages.hasValue());
+  auto refused = genaiConfig(gpt, gpt_plan, *gpt_stages);
+  ASSERT_FALSE(refused.hasValue());
+  EXPECT_NE(refused.status().message().find("needs a decoder with a KV cache"), std::string::npos);
+
+  LoadOptions token;
+  token.phase = DecoderPhase::Token;
+  token.dims = {{"past_sequence_length", 4}};
+  const OnnxGraph decoder = load("tiny_decoder_kv.onnx", token);
+  PlacementPlan plan = chunks(decoder, 2);
+  plan.devices[1] = PlannedDevice{"cpu", false, 0};
+  auto stages = buildStageModels(dynamicModel("tiny_decoder_kv.onnx"), decoder, plan);
+  ASSERT_TRUE(stages.hasValue()) << stages.status().message();
+  auto text = genaiConfig(decoder, plan, *stages);
+  ASSERT_TRUE(text.hasValue()) << text.status().message();
+  const Json config = Json::parse(*text);
+  EXPECT_EQ(config.at("model").at("type"), "decoder-pipeline");
+  EXPECT_EQ(config.at("model").at("decoder").at("inputs").at("past_key_names"), "past_key_values.%d.key");
+  const Json& pipeline = config.at("model").at("decoder").at("pipeline").at(0);
+  EXPECT_EQ(pipeline.at("stage0").at("session_options").at("provider_options").at(0).at("cuda").at("device_id"), "0");
+  EXPECT_FALSE(pipeline.at("stage0").at("is_lm_head"));
+  EXPECT_FALSE(pipeline.at("stage1").contains("session_options")) << "a CPU stage";
+  EXPECT_TRUE(pipeline.at("stage1").at("is_lm_head"));
 }
 
 }  // namespace

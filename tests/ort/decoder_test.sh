@@ -34,5 +34,16 @@ for phase in prompt token; do
   else
     echo "FAIL [$phase]:"; sed 's/^/    /' "$tmp/ort.log"; failed=1
   fi
+  # The same placement as ONNX Runtime GenAI's decoder-pipeline, followed as GenAI runs it.
+  # shellcheck disable=SC2086
+  if ! "$cli" place "$model" --phase "$phase" "${extra[@]}" $options --emit "genai=$tmp/genai-$phase" -q \
+      >"$tmp/place.log" 2>&1; then
+    echo "FAIL [$phase genai]: onnx-placer place failed:"; sed 's/^/    /' "$tmp/place.log"; failed=1; continue
+  fi
+  if node "$here/run_decoder.mjs" "$model" "$tmp/genai-$phase" 2 5 2 >"$tmp/ort.log" 2>&1; then
+    echo "PASS [$phase genai]: $(tail -n 1 "$tmp/ort.log")"
+  else
+    echo "FAIL [$phase genai]:"; sed 's/^/    /' "$tmp/ort.log"; failed=1
+  fi
 done
 exit $failed

@@ -2,6 +2,11 @@
 //
 // usage: node run_decoder.mjs ORIGINAL.onnx STAGES_DIR [BATCH PROMPT_LENGTH TOKEN_STEPS]
 //
+// STAGES_DIR is a stage directory (pipeline.json) or a GenAI directory (genai_config.json, from
+// --emit genai): then the stages run as its decoder-pipeline says (entries in order, each on the
+// steps its run_on_prompt / run_on_token_gen allow), every entry key must be one GenAI accepts for
+// a pipeline model (src/config.cpp), and is_lm_head must mark exactly the entry giving the logits.
+//
 // The original model runs a prompt step (no past: past length 0) and then TOKEN_STEPS steps of one
 // token each, every step fed the presents of the step before as its past (present.<i>.<kind> ->
 // past_key_values.<i>.<kind>), with attention_mask all ones over past + new tokens and position_ids
@@ -29,16 +34,43 @@ function die(msg) {
   process.exit(1);
 }
 
-const manifest = JSON.parse(fs.readFileSync(path.join(stagesDir, 'pipeline.json'), 'utf8'));
+// The keys ONNX Runtime GenAI accepts in a decoder-pipeline entry (PipelineModel_Element in
+// src/config.cpp); any other is an error there.
+const GENAI_KEYS = new Set(['filename', 'session_options', 'run_options', 'inputs', 'outputs', 'output_names_forwarder',
+  'run_on_prompt', 'run_on_token_gen', 'is_lm_head', 'inherit_session_options', 'reset_session_idx']);
+const genaiPath = path.join(stagesDir, 'genai_config.json');
+const genai = fs.existsSync(genaiPath);
 const options = { logSeverityLevel: 3 };
 const original = await ort.InferenceSession.create(originalPath, options);
-const stages = [];
-for (const stage of manifest.stages) {
-  for (const input of stage.inputs) {
-    if (input.from_stage !== null && /past|present/i.test(input.name)) {
-      die(`stage ${stage.index} receives KV tensor ${input.name} from stage ${input.from_stage}`);
-    }
+// Every stage as {index, file, inputs: [names], prompt, token}.
+const plan = [];
+if (genai) {
+  const config = JSON.parse(fs.readFileSync(genaiPath, 'utf8'));
+  if (config.model?.type !== 'decoder-pipeline') die(`${genaiPath}: model.type is not decoder-pipeline`);
+  const pipeline = config.model.decoder?.pipeline;
+  if (!Array.isArray(pipeline) || pipeline.length !== 1) die(`${genaiPath}: decoder.pipeline is not [ {...} ]`);
+  let heads = 0;
+  for (const [id, entry] of Object.entries(pipeline[0])) {
+    for (const key of Object.keys(entry)) if (!GENAI_KEYS.has(key)) die(`${genaiPath}: ${id} has key ${key}, which GenAI refuses`);
+    if (entry.is_lm_head !== entry.outputs.includes('logits')) die(`${id}: is_lm_head is ${entry.is_lm_head}`);
+    heads += entry.is_lm_head ? 1 : 0;
+    plan.push({ index: plan.length, file: entry.filename, inputs: entry.inputs, prompt: entry.run_on_prompt !== false,
+      token: entry.run_on_token_gen !== false });
   }
+  if (heads !== 1) die(`${genaiPath}: ${heads} entries are the LM head`);
+} else {
+  const manifest = JSON.parse(fs.readFileSync(path.join(stagesDir, 'pipeline.json'), 'utf8'));
+  for (const stage of manifest.stages) {
+    for (const input of stage.inputs) {
+      if (input.from_stage !== null && /past|present/i.test(input.name)) {
+        die(`stage ${stage.index} receives KV tensor ${input.name} from stage ${input.from_stage}`);
+      }
+    }
+    plan.push({ index: stage.index, file: stage.file, inputs: stage.inputs.map((t) => t.name), prompt: true, token: true });
+  }
+}
+const stages = [];
+for (const stage of plan) {
   stages.push({ stage, session: await ort.InferenceSession.create(path.join(stagesDir, stage.file), options) });
 }
 
@@ -97,11 +129,12 @@ for (let step = 0; step <= tokenSteps; ++step) {
   const stageFeeds = feedsFor(step, pastStages, pastLength);
   const values = new Map(Object.entries(stageFeeds));
   for (const { stage, session } of stages) {
+    if (!(step === 0 ? stage.prompt : stage.token)) continue;
     const inputs = {};
-    for (const input of stage.inputs) {
-      const v = values.get(input.name);
-      if (v === undefined) die(`${label}: stage ${stage.index} input ${input.name} has no value`);
-      inputs[input.name] = v;
+    for (const name of stage.inputs) {
+      const v = values.get(name);
+      if (v === undefined) die(`${label}: stage ${stage.index} input ${name} has no value`);
+      inputs[name] = v;
     }
     const out = await session.run(inputs);
     for (const [name, t] of Object.entries(out)) values.set(name, t);
@@ -119,7 +152,7 @@ for (let step = 0; step <= tokenSteps; ++step) {
   pastStages = Object.fromEntries(presents.map((p) => [p, values.get(p)]));
   pastLength += step === 0 ? promptLength : 1;
 }
-const summary = `${path.basename(originalPath)}: ${manifest.stages.length} stages, ${tokenSteps + 1} steps, ${compared} outputs`;
+const summary = `${path.basename(originalPath)}: ${plan.length} stages${genai ? ' (GenAI pipeline)' : ''}, ${tokenSteps + 1} steps, ${compared} outputs`;
 if (failures > 0) {
   console.log(`FAIL ${summary}: ${failures} mismatch(es)`);
   process.exit(1);
