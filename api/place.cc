@@ -123,8 +123,8 @@ Expected<std::string> annotatedModel(const LoadedModel& model, const Placed& pla
 }
 
 Expected<StageSet> stageModels(const LoadedModel& model, const Placed& placed,
-                               const std::filesystem::path& output_dir) {
-  return buildStageModels(model.source, model.graph, placed.plan, output_dir);
+                               const std::optional<StageDataLayout>& layout) {
+  return buildStageModels(model.source, model.graph, placed.plan, layout);
 }
 
 Expected<std::string> placementJson(const LoadedModel& model, const Placed& placed) {
@@ -170,45 +170,77 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
   return Status::ok();
 }
 
+namespace {
+
+// Stages the annotated model at `path` and, when the model keeps weights in external data that the
+// model at `path` cannot reach by a location, the links or the copy beside it.
+Status stageAnnotatedModel(OutputTransaction& outputs, const LoadedModel& model, const Placed& placed,
+                           AnnotateMode mode, const OutputFiles& files) {
+  const std::filesystem::path& path = *files.model;
+  const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+  ModelDataOutput data{files.stage_data, path.filename().string() + ".data", {}};
+  auto bytes = annotatedModelBytes(model.source, model.graph, placed.plan, mode, dir, &data);
+  if (!bytes) return bytes.status();
+  for (const DataFile& file : data.files) {
+    const std::filesystem::path target = dir / file.name;
+    std::error_code ec;
+    if (!file.link_to.empty() && std::filesystem::equivalent(target, file.link_to, ec)) continue;  // linked before
+    if (std::filesystem::exists(std::filesystem::symlink_status(target, ec)) && !files.force) {
+      return ioError("refusing to write " + target.string() + " beside " + path.string() +
+                     ": it exists and is not the model's data file (--force replaces it)");
+    }
+    if (!file.link_to.empty()) outputs.protect(file.link_to);
+    for (const DataFile::Piece& piece : file.pieces) outputs.protect(piece.file);
+    if (Status s = outputs.stageDataFile(target, file); !s) return s;
+  }
+  return outputs.stageFile(path, *bytes);
+}
+
+}  // namespace
+
 Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode mode, const OutputFiles& files,
                     const std::atomic<bool>* stop) {
   // Each output is staged beside its destination, then all are moved into place: a failure or a
   // signal before the end of the commit leaves the destinations as they were.
   OutputTransaction outputs(inputsOf(model), stop);
   if (files.model) {
-    // External-data locations are rewritten to resolve from where the model is written.
-    auto bytes = annotatedModel(model, placed, mode, std::filesystem::absolute(*files.model).parent_path());
-    if (!bytes) return bytes.status();
-    if (Status s = outputs.stageFile(*files.model, *bytes); !s) return s;
+    if (Status s = stageAnnotatedModel(outputs, model, placed, mode, files); !s) return s;
   }
+  const StageDataLayout layout{files.stage_data, false};
   std::optional<StageSet> stages;
   if (files.stages_dir) {
-    auto built = stageModels(model, placed, *files.stages_dir);
+    auto built = stageModels(model, placed, layout);
     if (!built) return built.status();
     if (Status s = stageStageDirectory(outputs, *files.stages_dir, *built, files.force); !s) return s;
     stages = std::move(*built);
   }
   if (files.genai_dir) {
-    // Its own stage files: their external-data locations resolve from the GenAI directory.
-    auto built = stageModels(model, placed, *files.genai_dir);
-    if (!built) return built.status();
-    auto config = genaiConfig(model.graph, placed.plan, *built);
-    if (!config) return config.status();
-    std::vector<std::pair<std::string, std::string_view>> written;
-    for (const StageModel& stage : built->models) written.emplace_back(stage.file_name, stage.bytes);
-    written.emplace_back("genai_config.json", *config);
-    if (Status s = outputs.stageDirectory(*files.genai_dir, written, files.force); !s) return s;
-  }
-  if (files.triton_dir) {
     if (!stages) {
-      auto built = stageModels(model, placed);
+      auto built = stageModels(model, placed, layout);
       if (!built) return built.status();
       stages = std::move(*built);
     }
-    auto repository = tritonRepository(*stages, placed.plan, reportContext(model, 0).model);
+    auto config = genaiConfig(model.graph, placed.plan, *stages);
+    if (!config) return config.status();
+    if (Status s = stageStageDirectory(outputs, *files.genai_dir, *stages, files.force,
+                                       {{"genai_config.json", *config}});
+        !s)
+      return s;
+  }
+  if (files.triton_dir) {
+    // Each stage in its own version directory, with its data files beside it.
+    auto built = stageModels(model, placed, StageDataLayout{files.stage_data, true});
+    if (!built) return built.status();
+    auto repository = tritonRepository(*built, placed.plan, reportContext(model, 0).model);
     if (!repository) return repository.status();
-    if (Status s = outputs.stageDirectory(*files.triton_dir, repository->files(), files.force,
-                                          replaceableAsTritonRepository);
+    for (const StageModel& stage : built->models) {
+      for (const DataFile& file : stage.data) {
+        if (!file.link_to.empty()) outputs.protect(file.link_to);
+        for (const DataFile::Piece& piece : file.pieces) outputs.protect(piece.file);
+      }
+    }
+    if (Status s = outputs.stageDirectory(*files.triton_dir, repository->files(), repository->dataFiles(),
+                                          files.force, replaceableAsTritonRepository);
         !s)
       return s;
   }

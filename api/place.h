@@ -63,8 +63,9 @@ std::string reportText(const Placed& placed);
 // fixes; empty: the model's own directory) and the stage sub-models with their manifest.
 Expected<std::string> annotatedModel(const LoadedModel& model, const Placed& placed, AnnotateMode mode,
                                      const std::filesystem::path& output_dir = {});
+// `layout` given: stages to be written as files, each with the data files it reads beside it.
 Expected<StageSet> stageModels(const LoadedModel& model, const Placed& placed,
-                               const std::filesystem::path& output_dir = {});
+                               const std::optional<StageDataLayout>& layout = std::nullopt);
 // The plan written into the model's metadata, as JSON text (node → device and stage, ...).
 Expected<std::string> placementJson(const LoadedModel& model, const Placed& placed);
 
@@ -77,6 +78,8 @@ struct OutputFiles {
   std::optional<std::filesystem::path> triton_dir;  // a Triton model repository (--emit triton=DIR)
   std::optional<std::filesystem::path> genai_dir;   // stages and genai_config.json (--emit genai=DIR)
   bool force = false;  // replace a stage directory that holds other files (never one holding an input)
+  // How the written models reach the model's external data: links to its data files, or copies.
+  StageData stage_data = StageData::Reference;
 };
 
 // What can be refused before any work: two outputs naming one file, a stage directory that holds

@@ -21,6 +21,7 @@
 // mode removes the annotations of the richer modes it does not write, so a model never carries two
 // plans that disagree. Other entries of those fields are kept in their order.
 #include "onnx_io/annotated_model.h"
+#include "onnx_io/external_data.h"
 #include "onnx_io/model_proto.h"
 #include "onnx_io/placement_strings.h"
 
@@ -337,12 +338,20 @@ Expected<std::string> placementPlanText(const OnnxGraph& graph, const PlacementP
 
 Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGraph& graph,
                                           const PlacementPlan& plan, AnnotateMode mode,
-                                          const std::filesystem::path& output_dir) {
+                                          const std::filesystem::path& output_dir, ModelDataOutput* data) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& model = *parsed;
   if (Status status = checkPlanMatchesModel(input.displayName(), model, graph, plan); !status) return status;
-  if (!output_dir.empty()) {
+  if (data != nullptr && hasExternalData(model.graph())) {
+    // Locations that reach the data from `output_dir` when they can; else links or a copy beside it.
+    if (data->mode == StageData::Copy || output_dir.empty() ||
+        !relocateExternalData(*model.mutable_graph(), input, output_dir)) {
+      auto files = externalDataFiles(*model.mutable_graph(), input, data->mode, data->copy_name);
+      if (!files) return files.status();
+      data->files = std::move(*files);
+    }
+  } else if (!output_dir.empty()) {
     if (Status status = relocateExternalData(*model.mutable_graph(), input, output_dir); !status)
       return status;
   }

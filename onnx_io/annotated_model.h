@@ -29,8 +29,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "onnx_io/onnx_model.h"
+#include "onnx_io/output_files.h"
+#include "onnx_io/stage_data.h"
 #include "onnx_io/placement_plan.h"
 #include "core/status.h"
 
@@ -47,15 +50,25 @@ std::string_view annotateModeName(AnnotateMode mode);
 // name, generated ones included) and the ONNX Runtime settings string.
 Expected<std::string> placementPlanText(const OnnxGraph& graph, const PlacementPlan& plan);
 
+// How a written model reaches the model's external data from another directory (external_data.h).
+struct ModelDataOutput {
+  StageData mode = StageData::Reference;
+  std::string copy_name;        // Copy: the new data file's name, beside the model
+  std::vector<DataFile> files;  // set by the writer: what to write beside the model (none: nothing)
+};
+
 // Reads the model at `input` again (never modifying it), writes `plan` into it and returns the
 // serialized model. `graph` must be loadOnnx(input) and `plan` a plan for it (one stage per node);
 // a mismatch is InvalidInput. The caller writes the bytes (writeFileAtomically) into `output_dir`
 // (empty: the input's directory). External-data locations, relative to the model's directory, are
-// rewritten to resolve from `output_dir`; when a data file is not inside `output_dir` no valid
-// location exists (ONNX takes none outside the model's directory) and this fails with InvalidInput
-// saying where to write instead (relocateExternalData in model_proto.h).
+// rewritten to resolve from `output_dir`. When a data file is not inside `output_dir`, no location
+// reaches it (ONNX takes none outside the model's directory): without `data` this fails with
+// InvalidInput saying where to write instead (relocateExternalData in external_data.h); with `data` in
+// Reference mode the locations are kept and data->files holds the links to write beside the model. In
+// Copy mode data->files is always a copy of the external tensors' bytes, named data->copy_name.
 Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGraph& graph,
                                           const PlacementPlan& plan, AnnotateMode mode,
-                                          const std::filesystem::path& output_dir = {});
+                                          const std::filesystem::path& output_dir = {},
+                                          ModelDataOutput* data = nullptr);
 
 }  // namespace placer

@@ -84,74 +84,10 @@ std::filesystem::path normalDirectory(const std::filesystem::path& dir) {
   return absolute;
 }
 
-// Calls `visit` on every tensor of `graph` that can hold external data, in nested graphs too.
-template <typename Visit>
-Status forEachTensor(onnx::GraphProto& graph, const Visit& visit) {
-  for (auto& tensor : *graph.mutable_initializer()) {
-    if (Status s = visit(tensor); !s) return s;
-  }
-  for (auto& sparse : *graph.mutable_sparse_initializer()) {
-    if (Status s = visit(*sparse.mutable_values()); !s) return s;
-    if (Status s = visit(*sparse.mutable_indices()); !s) return s;
-  }
-  for (auto& node : *graph.mutable_node()) {
-    for (auto& attr : *node.mutable_attribute()) {
-      if (attr.has_t()) {
-        if (Status s = visit(*attr.mutable_t()); !s) return s;
-      }
-      for (auto& tensor : *attr.mutable_tensors()) {
-        if (Status s = visit(tensor); !s) return s;
-      }
-      if (attr.has_sparse_tensor()) {
-        if (Status s = visit(*attr.mutable_sparse_tensor()->mutable_values()); !s) return s;
-        if (Status s = visit(*attr.mutable_sparse_tensor()->mutable_indices()); !s) return s;
-      }
-      if (attr.has_g()) {
-        if (Status s = forEachTensor(*attr.mutable_g(), visit); !s) return s;
-      }
-      for (auto& sub : *attr.mutable_graphs()) {
-        if (Status s = forEachTensor(sub, visit); !s) return s;
-      }
-    }
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 std::filesystem::path modelDirectory(const std::filesystem::path& model_path) {
   return normalDirectory(normalDirectory(model_path).parent_path());
-}
-
-Status relocateExternalData(onnx::GraphProto& graph, const ModelSource& source,
-                            const std::filesystem::path& output_dir) {
-  const std::filesystem::path from = source.dataDirectory();
-  const std::filesystem::path to = normalDirectory(output_dir);
-  if (from == to) return Status::ok();
-  // Every location is checked before any is changed, so a failure leaves the graph as it was.
-  for (const bool apply : {false, true}) {
-    Status status = forEachTensor(graph, [&](onnx::TensorProto& tensor) -> Status {
-      if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return Status::ok();
-      for (auto& entry : *tensor.mutable_external_data()) {
-        if (entry.key() != "location") continue;
-        const std::filesystem::path location(entry.value());
-        if (location.is_absolute()) continue;  // resolved against no directory: left as it is
-        const std::filesystem::path file = (from / location).lexically_normal();
-        const std::filesystem::path relative = file.lexically_relative(to);
-        if (relative.empty() || *relative.begin() == "..") {
-          return invalidInput(source.displayName() + ": tensor '" + tensor.name() + "' keeps its data in " +
-                              file.string() + ", which a model in " + to.string() +
-                              " cannot reference (ONNX resolves external data inside the model's own "
-                              "directory: no '..', no absolute path); write the output into " +
-                              file.parent_path().string() + " or a directory above it");
-        }
-        if (apply) entry.set_value(relative.generic_string());
-      }
-      return Status::ok();
-    });
-    if (!status) return status;
-  }
-  return Status::ok();
 }
 
 }  // namespace placer

@@ -20,15 +20,4 @@ Expected<onnx::ModelProto> readModelProto(const ModelSource& source);
 // lexically normal parent of `model_path`.
 std::filesystem::path modelDirectory(const std::filesystem::path& model_path);
 
-// External-data locations are relative to the directory of the model file that names them. For a
-// copy of the graph of the model `source` to be written into `output_dir`, rewrites every
-// location (of initializers, sparse initializers and tensor attributes, in subgraphs too) to reach
-// the same file from `output_dir`. ONNX Runtime and the ONNX checker take only locations inside the
-// model's own directory (no "..", no absolute path), so a data file outside `output_dir` cannot be
-// referenced: that is InvalidInput naming the tensor, the file and where to write instead, and the
-// graph is left unchanged. Paths are compared lexically (symbolic links are not followed); the data
-// files are never opened.
-Status relocateExternalData(onnx::GraphProto& graph, const ModelSource& source,
-                            const std::filesystem::path& output_dir);
-
 }  // namespace placer

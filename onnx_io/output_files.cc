@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -48,6 +49,73 @@ Status writeNewFile(const fs::path& path, std::string_view bytes, const fs::path
   return s;
 }
 
+// Copies `data`'s pieces into `fd` (a new, empty file), zeros between them; checks `stop` between
+// chunks, so a large copy ends soon after an interruption.
+Status copyPieces(int fd, const DataFile& data, const fs::path& shown, const std::atomic<bool>* stop) {
+  std::vector<char> buffer(std::size_t{1} << 20);
+  std::uint64_t written = 0;
+  for (const DataFile::Piece& piece : data.pieces) {
+    if (piece.at < written) return internalError("overlapping pieces in " + shown.string());
+    if (piece.at > written && ::ftruncate(fd, static_cast<off_t>(piece.at)) != 0)
+      return ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+    if (::lseek(fd, static_cast<off_t>(piece.at), SEEK_SET) < 0)
+      return ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+    const int in = ::open(piece.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return ioError("cannot read " + piece.file.string() + ": " + std::strerror(errno));
+    std::uint64_t done = 0;
+    Status status = Status::ok();
+    while (status && done < piece.length) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+        status = interrupted("interrupted while writing " + shown.string());
+        break;
+      }
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), piece.length - done));
+      const ssize_t r = ::pread(in, buffer.data(), want, static_cast<off_t>(piece.offset + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        status = ioError("cannot read " + piece.file.string() + ": " +
+                         (r == 0 ? std::string("it ends before byte ") + std::to_string(piece.offset + piece.length)
+                                 : std::string(std::strerror(errno))));
+        break;
+      }
+      std::size_t out = 0;
+      while (status && out < static_cast<std::size_t>(r)) {
+        const ssize_t w = ::write(fd, buffer.data() + out, static_cast<std::size_t>(r) - out);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) status = ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+        else out += static_cast<std::size_t>(w);
+      }
+      done += static_cast<std::uint64_t>(r);
+    }
+    ::close(in);
+    if (!status) return status;
+    written = piece.at + piece.length;
+  }
+  if (data.size > written && ::ftruncate(fd, static_cast<off_t>(data.size)) != 0)
+    return ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+  if (::fsync(fd) != 0) return ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+  return Status::ok();
+}
+
+// Writes `data` at `path`, which must not exist: a hard link, or a new file of copied pieces.
+Status writeDataFile(const fs::path& path, const DataFile& data, const fs::path& shown,
+                     const std::atomic<bool>* stop) {
+  if (!data.link_to.empty()) {
+    if (::link(data.link_to.c_str(), path.c_str()) == 0) return Status::ok();
+    const int error = errno;
+    std::string why = std::strerror(error);
+    if (error == EXDEV) why = "it is on another file system";
+    return ioError("cannot link " + shown.string() + " to " + data.link_to.string() + " (" + why +
+                   "): write the outputs on the file system that holds the model's data, or copy the data "
+                   "(--stage-data copy)");
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ioError("cannot create " + shown.string() + ": " + std::strerror(errno));
+  Status s = copyPieces(fd, data, shown, stop);
+  if (::close(fd) != 0 && s) s = ioError("cannot write " + shown.string() + ": " + std::strerror(errno));
+  return s;
+}
+
 void removeQuietly(const fs::path& path) {
   std::error_code ec;
   fs::remove_all(path, ec);
@@ -67,22 +135,6 @@ bool isInside(const fs::path& path, const fs::path& dir) {
 
 }  // namespace
 
-Status replaceableAsStageDirectory(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return Status::ok();
-  if (!fs::is_directory(dir, ec)) return ioError(dir.string() + " exists and is not a directory");
-  static const std::regex kStageFile(R"(stage[0-9]+\.onnx|pipeline\.json|genai_config\.json)");
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !std::regex_match(name, kStageFile)) {
-      return ioError("refusing to replace " + dir.string() + ": it holds '" + name +
-                     "', which is not part of a stage directory");
-    }
-  }
-  if (ec) return ioError("cannot read " + dir.string() + ": " + ec.message());
-  return Status::ok();
-}
-
 Status replaceableAsTritonRepository(const fs::path& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return Status::ok();
@@ -98,8 +150,9 @@ Status replaceableAsTritonRepository(const fs::path& dir) {
       const std::string name = entry.path().filename().string();
       if (name == "config.pbtxt" && entry.is_regular_file(ec) && !entry.is_symlink(ec)) continue;
       if (!entry.is_directory(ec) || entry.is_symlink(ec) || !std::regex_match(name, kVersion)) return refuse(entry.path());
-      for (const fs::directory_entry& file : fs::directory_iterator(entry.path(), ec)) {
-        if (!file.is_regular_file(ec) || file.is_symlink(ec)) return refuse(file.path());
+      // The model file and its data files, some of them in subdirectories.
+      for (const fs::directory_entry& file : fs::recursive_directory_iterator(entry.path(), ec)) {
+        if (file.is_symlink(ec) || (!file.is_regular_file(ec) && !file.is_directory(ec))) return refuse(file.path());
       }
     }
   }
@@ -160,13 +213,29 @@ Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes
   return s;
 }
 
+Status OutputTransaction::stageDataFile(const fs::path& path, const DataFile& data) {
+  if (stopped()) return interrupted("interrupted before writing " + path.string());
+  if (Status s = checkTarget(path, /*directory=*/false); !s) return s;
+  // A fresh name that does not exist: mkstemp reserves it, and the link or copy takes its place.
+  std::string name = siblingPattern(path, "tmp");
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) {
+    return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(name.c_str());
+  items_.push_back({path, name, {}, false, false});
+  return writeDataFile(name, data, path, stop_);
+}
+
 Status OutputTransaction::stageDirectory(const fs::path& dir,
                                          const std::vector<std::pair<std::string, std::string_view>>& files,
-                                         bool replace_any, Status (*replaceable)(const fs::path&)) {
+                                         const std::vector<DataFile>& data, bool replace_any,
+                                         Status (*replaceable)(const fs::path&)) {
   if (stopped()) return interrupted("interrupted before writing " + dir.string());
   if (Status s = checkTarget(dir, /*directory=*/true); !s) return s;
-  if (!replace_any) {
-    if (Status s = (replaceable ? replaceable : replaceableAsStageDirectory)(dir); !s) return s;
+  if (!replace_any && replaceable != nullptr) {
+    if (Status s = replaceable(dir); !s) return s;
   }
   std::string name = siblingPattern(dir, "tmp");
   if (::mkdtemp(name.data()) == nullptr) {
@@ -175,7 +244,8 @@ Status OutputTransaction::stageDirectory(const fs::path& dir,
   }
   items_.push_back({dir, name, {}, true, false});
   ::chmod(name.c_str(), 0755);  // mkdtemp creates 0700
-  for (const auto& [file_name, bytes] : files) {
+  // Where `file_name` goes in the temporary directory, its parent directories created.
+  auto place = [&](const std::string& file_name, bool is_dir) -> Expected<fs::path> {
     if (stopped()) return interrupted("interrupted while writing " + dir.string());
     const fs::path relative = fs::path(file_name).lexically_normal();
     if (relative.is_absolute() || relative.empty() || *relative.begin() == "..") {
@@ -183,11 +253,21 @@ Status OutputTransaction::stageDirectory(const fs::path& dir,
     }
     const fs::path target = fs::path(name) / relative;
     std::error_code ec;
-    const bool is_dir = !file_name.empty() && file_name.back() == '/';
     fs::create_directories(is_dir ? target : target.parent_path(), ec);
     if (ec) return ioError("cannot create a directory in " + dir.string() + ": " + ec.message());
+    return target;
+  };
+  for (const auto& [file_name, bytes] : files) {
+    const bool is_dir = !file_name.empty() && file_name.back() == '/';
+    auto target = place(file_name, is_dir);
+    if (!target) return target.status();
     if (is_dir) continue;
-    if (Status s = writeNewFile(target, bytes, dir / relative); !s) return s;
+    if (Status s = writeNewFile(*target, bytes, dir / file_name); !s) return s;
+  }
+  for (const DataFile& file : data) {
+    auto target = place(file.name, false);
+    if (!target) return target.status();
+    if (Status s = writeDataFile(*target, file, dir / file.name, stop_); !s) return s;
   }
   return Status::ok();
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -24,6 +25,22 @@
 #include "core/status.h"
 
 namespace placer {
+
+// A file an output refers to by name (a model's external data) whose bytes come from files on disk
+// rather than from memory: a hard link to an existing file, which costs no space and never changes
+// that file, or ranges of existing files copied into a new one.
+struct DataFile {
+  struct Piece {
+    std::filesystem::path file;  // read from here
+    std::uint64_t offset = 0;    // where in `file`
+    std::uint64_t length = 0;
+    std::uint64_t at = 0;  // where in the new file (zeros fill the gaps between pieces)
+  };
+  std::string name;               // the path relative to the directory it is written into
+  std::filesystem::path link_to;  // non-empty: a hard link to this file; `pieces` are unused
+  std::vector<Piece> pieces;      // otherwise the new file's contents, in order of `at`
+  std::uint64_t size = 0;         // the new file's length
+};
 
 class OutputTransaction {
  public:
@@ -38,13 +55,21 @@ class OutputTransaction {
   // Writes `bytes` to a temporary file beside `path`. `path` must not be an input, nor a directory.
   Status stageFile(const std::filesystem::path& path, std::string_view bytes);
 
-  // Writes `files` (name, bytes) into a temporary directory beside `dir`, which replaces `dir` whole
-  // on commit. A name may hold subdirectories ("m/1/model.onnx"); one ending in '/' is an empty
-  // directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` must accept
-  // it (by default: it holds nothing but what a stage directory holds).
+  // Links or copies `data` into a temporary file beside `path`, as stageFile() writes bytes. A hard
+  // link that the file system refuses (another device) is an error that says so.
+  Status stageDataFile(const std::filesystem::path& path, const DataFile& data);
+
+  // Writes `files` (name, bytes) and `data` into a temporary directory beside `dir`, which replaces
+  // `dir` whole on commit. A name may hold subdirectories ("m/1/model.onnx"); one ending in '/' is an
+  // empty directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` must
+  // accept it (say, it holds nothing but what an earlier run wrote there).
   Status stageDirectory(const std::filesystem::path& dir,
-                        const std::vector<std::pair<std::string, std::string_view>>& files, bool replace_any,
-                        Status (*replaceable)(const std::filesystem::path&) = nullptr);
+                        const std::vector<std::pair<std::string, std::string_view>>& files,
+                        const std::vector<DataFile>& data, bool replace_any,
+                        Status (*replaceable)(const std::filesystem::path&));
+
+  // Adds a file never to be written over (the data files the outputs link to or copy from).
+  void protect(const std::filesystem::path& input) { inputs_.push_back(input); }
 
   // Moves every staged output into place; all of them or, on failure or interruption, none (the
   // destinations keep what they held before).
@@ -69,10 +94,6 @@ class OutputTransaction {
   std::vector<Item> items_;
   bool committed_ = false;
 };
-
-// Ok when `dir` does not exist, or is a directory holding only regular files named stageN.onnx,
-// pipeline.json and genai_config.json (an earlier run's stage or GenAI directory); otherwise a message naming what else it holds.
-Status replaceableAsStageDirectory(const std::filesystem::path& dir);
 
 // Ok when `dir` does not exist, or is a Triton model repository as `--emit triton` writes one: only
 // directories, each holding config.pbtxt and numbered version directories of regular files.

@@ -5,6 +5,7 @@
 // model-level fields (IR version, opsets, producer, metadata, local functions) are copied unchanged;
 // training_info is not, as it refers to the whole graph.
 #include "onnx_io/stage_models.h"
+#include "onnx_io/external_data.h"
 #include "onnx_io/model_proto.h"
 #include "onnx_io/stage_splitter.h"
 #include "onnx_io/symbolic_dims.h"
@@ -247,17 +248,20 @@ Json tensorJson(const TensorInfo& tensor, const SymbolicShapes& symbolic) {
 }
 
 Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const PlacementPlan& plan,
-                  const StageSplitter& splitter, const SymbolicShapes& symbolic, const std::vector<std::string>& notes,
-                  const std::filesystem::path& external_data_dir) {
+                  const StageSplitter& splitter, const SymbolicShapes& symbolic, const StageSet& built,
+                  const std::optional<StageDataLayout>& layout, bool external_data) {
   Json manifest;
   manifest["version"] = 1;
   manifest["model"] = input.fromMemory() ? input.name : input.path.filename().string();
   manifest["objective"] = plan.objective;
   manifest["max_load_seconds"] = plan.value;
   manifest["layer_assignment_settings"] = plan.layerAssignmentSettings();
-  if (!external_data_dir.empty()) {
+  if (external_data && layout) {
+    // Each stage's data files are beside it: links to the model's ("reference") or its own ("copy").
+    manifest["stage_data"] = toString(layout->mode);
+  } else if (external_data) {
     // The directory the stage files' external-data locations are relative to.
-    manifest["external_data_dir"] = external_data_dir.string();
+    manifest["external_data_dir"] = input.dataDirectory().string();
   }
   Json stages = Json::array();
   for (std::size_t k = 0; k < plan.stages.size(); ++k) {
@@ -270,6 +274,11 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     stage["device"] = plan.devices[planned.device].name;
     stage["estimated_seconds"] = planned.seconds;
     stage["memory_bytes"] = planned.memory;
+    if (!built.models[k].data.empty()) {
+      Json data_files = Json::array();
+      for (const DataFile& file : built.models[k].data) data_files.push_back(file.name);
+      stage["data_files"] = std::move(data_files);
+    }
     Json inputs = Json::array(), outputs = Json::array();
     for (int t : contents.inputs) {
       Json entry = tensorJson(graph.tensors[t], symbolic);
@@ -298,14 +307,14 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
   manifest["graph_outputs"] = std::move(graph_outputs);
   // The input dimensions the stages were checked at, beside the placed ones, and what stays fixed.
   manifest["dims_varied"] = symbolic.varied;
-  manifest["notes"] = notes;
+  manifest["notes"] = built.notes;
   return manifest;
 }
 
 }  // namespace
 
-Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph,
-                                    const PlacementPlan& plan, const std::filesystem::path& output_dir) {
+Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph, const PlacementPlan& plan,
+                                    const std::optional<StageDataLayout>& layout) {
   auto parsed = readModelProto(input);
   if (!parsed) return parsed.status();
   onnx::ModelProto& base = *parsed;
@@ -314,12 +323,6 @@ Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& g
   original.Swap(base.mutable_graph());
   base.clear_graph();
   base.clear_training_info();
-  // Locations resolve from the stages' directory when it holds the data files; else they keep
-  // resolving from the model's, which the manifest names.
-  std::filesystem::path data_dir = input.dataDirectory();
-  if (!output_dir.empty() && relocateExternalData(original, input, output_dir)) {
-    data_dir = modelDirectory(output_dir / "stage.onnx");
-  }
 
   const SymbolicShapes symbolic = analyzeSymbolicDims(input, graph);
   StageSplitter splitter(graph, plan, original, symbolic);
@@ -335,25 +338,27 @@ Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& g
     auto built = splitter.buildGraph(k, base.ir_version());
     if (!built) return built.status().withContext(input.displayName());
     *stage.mutable_graph() = std::move(*built);
-    for (const auto& init : stage.graph().initializer()) {
-      external_data = external_data || init.data_location() == onnx::TensorProto::EXTERNAL;
+    StageModel model{"stage" + std::to_string(k) + ".onnx", {}, {}};
+    if (hasExternalData(stage.graph())) {
+      external_data = true;
+      if (layout) {
+        const std::string copy_name = layout->own_directories ? "model.onnx.data" : model.file_name + ".data";
+        auto data = externalDataFiles(*stage.mutable_graph(), input, layout->mode, copy_name);
+        if (!data) return data.status();
+        model.data = std::move(*data);
+      }
     }
     if (stage.ByteSizeLong() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
       return unsupported("stage " + std::to_string(k) + " of " + input.displayName() +
                          " exceeds protobuf's 2 GB limit; store the model's weights as external data");
     }
-    StageModel model{"stage" + std::to_string(k) + ".onnx", {}};
     if (!stage.SerializeToString(&model.bytes)) {
       return internalError("cannot serialize stage " + std::to_string(k) + " of " + input.displayName());
     }
     out.models.push_back(std::move(model));
   }
   try {
-    out.manifest_json =
-        manifestJson(input, graph, plan, splitter, symbolic, out.notes,
-                     external_data ? data_dir : std::filesystem::path())
-            .dump(2) +
-        "\n";
+    out.manifest_json = manifestJson(input, graph, plan, splitter, symbolic, out, layout, external_data).dump(2) + "\n";
   } catch (const nlohmann::json::exception& e) {  // a tensor name that is not UTF-8
     return invalidInput(input.displayName() + ": cannot write pipeline.json: a tensor name is not valid UTF-8 (" +
                         e.what() + ")");

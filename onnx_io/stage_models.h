@@ -20,21 +20,26 @@
 // original graph inputs and outputs keep their original declarations. Stages only read from earlier
 // stages: a plan that makes a stage read from a later one is rejected with the tensor named.
 //
-// The model is parsed again from disk and never modified. External-data locations are relative to a
-// model file's directory: when the stages' directory contains the data files, they are rewritten to
-// resolve from it; otherwise (ONNX takes no location outside the model's directory, and a new stages
-// directory holds no data files) they stay relative to the original model's directory. The manifest
-// records the directory they resolve from as "external_data_dir" (absolute), so a runner loads each
-// stage with that directory as its external-data folder. The data bytes are never read. Nothing is
-// written to disk: the caller stores the returned files.
+// The model is parsed again from disk and never modified, and its external data never read here.
+// Stages to be written as files (a StageDataLayout given) reach it from their own directory, each
+// with the data files it returns to write beside it (onnx_io/external_data.h): hard links to the
+// model's data files ("reference") or a data file of its own holding only its weights ("copy");
+// pipeline.json names them per stage ("data_files") and the mode ("stage_data"). Stages kept in memory
+// keep the model's locations, and the manifest records the directory they resolve from as
+// "external_data_dir" (absolute), so a runner loads each stage with that directory as its
+// external-data folder. Nothing is written to disk: the caller stores the returned files.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "onnx_io/onnx_model.h"
+#include "onnx_io/output_files.h"
 #include "onnx_io/placement_plan.h"
+#include "onnx_io/stage_data.h"
 #include "core/status.h"
 
 namespace placer {
@@ -42,6 +47,7 @@ namespace placer {
 struct StageModel {
   std::string file_name;  // "stage<k>.onnx"
   std::string bytes;      // a serialized onnx::ModelProto
+  std::vector<DataFile> data;  // its external data, to be written beside it (names relative to it)
 };
 
 struct StageSet {
@@ -51,11 +57,19 @@ struct StageSet {
   std::vector<std::string> notes;
 };
 
+// How stages written as files reach the model's external data.
+struct StageDataLayout {
+  StageData mode = StageData::Reference;
+  // Each stage in a directory of its own (a Triton model's version directory): a copied data file is
+  // "model.onnx.data" rather than "stage<k>.onnx.data".
+  bool own_directories = false;
+};
+
 // Reads the model at `input` (the file `graph` was loaded from) and builds one sub-model per stage of
-// `plan`, to be written into `output_dir` (empty: the input's directory). Fails on an unreadable
-// model, a plan that does not fit `graph`, a stage reading a tensor that a later stage produces, or a
-// stage too large for one protobuf (2 GB).
-Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph,
-                                    const PlacementPlan& plan, const std::filesystem::path& output_dir = {});
+// `plan`, for files (`layout` given) or for memory. Fails on an unreadable model, a plan that does not
+// fit `graph`, a stage reading a tensor that a later stage produces, external data that is missing or
+// out of its file's range, or a stage too large for one protobuf (2 GB).
+Expected<StageSet> buildStageModels(const ModelSource& input, const OnnxGraph& graph, const PlacementPlan& plan,
+                                    const std::optional<StageDataLayout>& layout = std::nullopt);
 
 }  // namespace placer

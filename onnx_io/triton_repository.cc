@@ -124,8 +124,7 @@ Expected<TritonRepository> tritonRepository(const StageSet& stages, const Placem
                                             const std::string& model_name) {
   const Json manifest = Json::parse(stages.manifest_json);
   if (manifest.contains("external_data_dir")) {
-    return unsupported("--emit triton: the stages keep their weights in external data files, which Triton "
-                       "loads from each model's version directory; write the stages without external data");
+    return internalError("--emit triton: stages with external data must be built for their own directories");
   }
   const std::string name = tritonModelName(model_name);
   std::vector<std::vector<Tensor>> inputs, outputs;
@@ -167,6 +166,10 @@ Expected<TritonRepository> tritonRepository(const StageSet& stages, const Placem
     config += "  }\n]\n";
     out.configs.emplace_back(stage_name + "/config.pbtxt", std::move(config));
     out.models.emplace_back(stage_name + "/1/model.onnx", stages.models[k].bytes);
+    for (DataFile file : stages.models[k].data) {
+      file.name = stage_name + "/1/" + file.name;
+      out.data.push_back(std::move(file));
+    }
     steps += std::string(k ? ",\n" : "") + "    {\n      model_name: " + quoted(stage_name) +
              "\n      model_version: -1\n" + mapText("input_map", inputs[k]) + mapText("output_map", outputs[k]) + "    }";
   }

@@ -3,7 +3,10 @@
 //
 //   DIR/<name>_stage<k>/config.pbtxt     platform "onnxruntime_onnx"; instance_group KIND_GPU with
 //                                        gpus [the accelerator's index], or KIND_CPU for a CPU stage
-//   DIR/<name>_stage<k>/1/model.onnx     the stage sub-model (stage_models.h)
+//   DIR/<name>_stage<k>/1/model.onnx     the stage sub-model (stage_models.h), and beside it the data
+//                                        files it keeps its external weights in (model.onnx.data, or
+//                                        links to the model's data files), as Triton's multi-file
+//                                        ONNX layout has them
 //   DIR/<name>/config.pbtxt              platform "ensemble": the original model's inputs and
 //                                        outputs, and one step per stage in pipeline order, whose
 //                                        input_map and output_map name the tensors the stages pass
@@ -31,6 +34,7 @@ struct TritonRepository {
   std::vector<std::pair<std::string, std::string>> configs;      // relative path -> config.pbtxt text
   std::vector<std::pair<std::string, std::string_view>> models;  // relative path -> a stage's bytes
   std::string ensemble;                                          // the ensemble model's name
+  std::vector<DataFile> data;  // each stage's data files, named by their path in the repository
 
   // Every file of the repository, relative path -> bytes, pointing into this and the StageSet; a
   // path ending in '/' is an empty directory.
@@ -40,12 +44,14 @@ struct TritonRepository {
     out.emplace_back(ensemble + "/1/", std::string_view());
     return out;
   }
+  const std::vector<DataFile>& dataFiles() const { return data; }
 };
 
 // The repository for `stages` (built for `plan`), with the models named after `model_name`
-// (characters other than letters, digits, '_', '-' and '.' become '_'). Fails on a stage model with
-// external data (Triton loads a model's files from its version directory) and on a tensor of unknown
-// element type or rank.
+// (characters other than letters, digits, '_', '-' and '.' become '_'). Stages with external data must
+// have been built for their own directories (StageDataLayout::own_directories), as Triton loads a
+// model's files from its version directory; stages built for memory are refused. Fails on a tensor
+// of unknown element type or rank.
 Expected<TritonRepository> tritonRepository(const StageSet& stages, const PlacementPlan& plan,
                                             const std::string& model_name);
 

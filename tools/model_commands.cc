@@ -61,7 +61,15 @@ Options:
   --emit genai=DIR        for a decoder with a KV cache: the stage files and genai_config.json, an
                           ONNX Runtime GenAI "decoder-pipeline" fragment (one pipeline entry per
                           stage: its files, inputs, outputs, CUDA device or CPU, is_lm_head)
-  --force                 replace a --stages-dir or --emit directory even if it holds other files
+  --stage-data reference|copy
+                          for a model whose weights are in external data files: the written models
+                          refer to the model's data files (reference, default: each is hard-linked
+                          beside them, which takes no space and needs the outputs on the data's file
+                          system), or each gets a data file of its own with only the weights it uses
+                          (copy: stage<k>.onnx.data; OUT.onnx.data beside -o). The model's data
+                          files are never written
+  --force                 replace a --stages-dir or --emit directory even if it holds other files,
+                          and a file beside -o with the name of a data file to link or copy
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx1-8xv100,
                           pcie3-4x16gb, pcie4-2xa100-40gb)
@@ -222,6 +230,7 @@ std::vector<OptionSpec> placeOptions() {
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   specs.insert(specs.end(), solver.begin(), solver.end());
   specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false},
+                             {"stage-data", true},
                              {"pipeline", true}, {"verify-each", false}, {"emit", true, true}});
   return specs;
 }
@@ -247,6 +256,11 @@ int runPlace(const Args& args) {
   if (auto it = args.values.find("stages-dir"); it != args.values.end()) files.stages_dir = it->second;
   if (auto it = args.values.find("report"); it != args.values.end()) files.report = it->second;
   files.force = args.flags.count("force") > 0;
+  if (auto it = args.values.find("stage-data"); it != args.values.end()) {
+    auto mode = parseStageData(it->second);
+    if (!mode) return usageError("--stage-data must be reference or copy (got '" + it->second + "')", "place");
+    files.stage_data = *mode;
+  }
   if (auto it = args.repeated.find("emit"); it != args.repeated.end()) {
     for (const std::string& item : it->second) {
       const auto eq = item.find('=');

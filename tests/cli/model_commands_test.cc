@@ -5,6 +5,8 @@
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -468,7 +470,7 @@ class ExternalData : public CliTest {
   std::string model_;
 };
 
-TEST_F(ExternalData, PlaceNeverReadsTheDataFileAndKeepsItsReferencesValid) {
+TEST_F(ExternalData, PlaceNeverWritesTheDataFileAndStagesLinkIt) {
   const std::string data_before = slurp(data_);
   const auto data_time = fs::last_write_time(data_);
   const fs::path out = model_dir_ / "placed.onnx", stages = work_ / "out" / "stages";
@@ -481,47 +483,125 @@ TEST_F(ExternalData, PlaceNeverReadsTheDataFileAndKeepsItsReferencesValid) {
   // Next to the model, the annotated model's locations resolve as they did.
   EXPECT_EQ(checkerError(out), "");
   EXPECT_EQ(dataFiles(out, out.parent_path()), (std::vector<fs::path>{data_, data_}));
-  // The stages' locations resolve from the directory the manifest names (the model's: the new stages
-  // directory holds no data file, and ONNX takes no "..").
+  EXPECT_EQ(fs::hard_link_count(data_), 2u) << "one link, in the stage directory";
+  // The stages' locations resolve from their own directory, where the data file is hard-linked.
   const json manifest = json::parse(slurp(stages / "pipeline.json"));
   ASSERT_EQ(manifest["stages"].size(), 2u) << "each 1 KB weight needs its own 1.5 KB accelerator";
-  const fs::path data_dir = manifest["external_data_dir"].get<std::string>();
-  EXPECT_TRUE(fs::equivalent(data_dir, model_dir_)) << data_dir;
+  EXPECT_FALSE(manifest.contains("external_data_dir"));
+  EXPECT_EQ(manifest["stage_data"], "reference");
   for (const auto& stage : manifest["stages"]) {
-    for (const fs::path& file : dataFiles(stages / stage["file"].get<std::string>(), data_dir))
-      EXPECT_TRUE(fs::equivalent(file, data_)) << file;
+    EXPECT_EQ(stage["data_files"], json::array({"weights.bin"}));
+    const fs::path file = stages / stage["file"].get<std::string>();
+    EXPECT_EQ(checkerError(file), "") << file;
+    for (const fs::path& data : dataFiles(file, stages)) EXPECT_TRUE(fs::equivalent(data, data_)) << data;
   }
+  // A second run replaces the stage directory, links included; the data file is untouched.
+  r = run({"place", model_, "--accelerators", "2", "--memory", "1500", "--cpus", "0", "--stages-dir",
+           stages.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(data_), data_before);
+  EXPECT_EQ(fs::hard_link_count(data_), 2u);
 
-  // Without the data file at all, place still works: the loader takes sizes from the dims.
+  // Without the data file, place still answers (the loader takes sizes from the dims), but writes
+  // no model that would reference a missing file.
   fs::remove(data_);
   const fs::path out2 = model_dir_ / "placed2.onnx";
+  r = run({"place", model_, "--accelerators", "2", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run({"place", model_, "--accelerators", "2", "-o", out2.string(), "--stages-dir",
            (work_ / "stages2").string(), "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(fs::exists(out2));
-  EXPECT_TRUE(fs::exists(work_ / "stages2" / "pipeline.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("tensor 'w1' keeps its data in " + data_.string() + ", which is not a readable file"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out2));
+  EXPECT_FALSE(fs::exists(work_ / "stages2"));
   EXPECT_FALSE(fs::exists(data_)) << "nothing creates the data file";
 }
 
-// Runs once `place` passes the directories it writes into to annotatedModelBytes and
-// buildStageModels (their output_dir argument): -o elsewhere than the model's directory either
-// reaches the data file from there or is refused with the reason, writing nothing.
-TEST_F(ExternalData, AnnotatedModelElsewhereReachesTheDataOrIsRefused) {
+// -o elsewhere than the model's directory: above it, the locations are rewritten to reach the data
+// file; elsewhere, the data file is hard-linked beside it ("reference") or copied ("copy").
+TEST_F(ExternalData, AnnotatedModelElsewhereReachesTheData) {
+  const std::string data_before = slurp(data_);
   const fs::path above = work_ / "placed.onnx";
   RunResult r = run({"place", model_, "-o", above.string(), "--annotate", "metadata", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(checkerError(above), "");
   EXPECT_EQ(dataFiles(above, work_),
             (std::vector<fs::path>{work_ / "model/weights.bin", work_ / "model/weights.bin"}));
+  EXPECT_EQ(fs::hard_link_count(data_), 1u);
 
   fs::create_directories(work_ / "elsewhere");
   const fs::path elsewhere = work_ / "elsewhere" / "placed.onnx";
-  r = run({"place", model_, "-o", elsewhere.string(), "--stages-dir", (work_ / "stages").string()});
+  r = run({"place", model_, "-o", elsewhere.string(), "--annotate", "metadata", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(checkerError(elsewhere), "");
+  EXPECT_TRUE(fs::equivalent(work_ / "elsewhere" / "weights.bin", data_));
+  // Again: the link is already there.
+  r = run({"place", model_, "-o", elsewhere.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  // Copies: the annotated model's own data file, and each stage's with only its weight.
+  const fs::path copied = work_ / "copy" / "placed.onnx", stages = work_ / "copy" / "stages";
+  fs::create_directories(work_ / "copy");
+  r = run({"place", model_, "--accelerators", "2", "--memory", "1500", "--cpus", "0", "-o", copied.string(),
+           "--stages-dir", stages.string(), "--stage-data", "copy", "--annotate", "metadata", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(checkerError(copied), "");
+  EXPECT_EQ(slurp(work_ / "copy" / "placed.onnx.data"), data_before);
+  EXPECT_FALSE(fs::equivalent(work_ / "copy" / "placed.onnx.data", data_));
+  const json manifest = json::parse(slurp(stages / "pipeline.json"));
+  EXPECT_EQ(manifest["stage_data"], "copy");
+  for (int k = 0; k < 2; ++k) {
+    const std::string file = "stage" + std::to_string(k) + ".onnx";
+    EXPECT_EQ(manifest["stages"][k]["data_files"], json::array({file + ".data"}));
+    EXPECT_EQ(checkerError(stages / file), "");
+    EXPECT_EQ(slurp(stages / (file + ".data")), std::string(1024, '\x3c'));
+  }
+  EXPECT_EQ(slurp(data_), data_before);
+
+  // A file of another origin where a link would go is kept unless --force.
+  fs::create_directories(work_ / "taken");
+  spit(work_ / "taken" / "weights.bin", "mine");
+  r = run({"place", model_, "-o", (work_ / "taken" / "placed.onnx").string(), "-q"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("tensor 'w1' keeps its data in " + data_.string()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("write the output into " + model_dir_.string()), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(elsewhere));
-  EXPECT_FALSE(fs::exists(work_ / "stages"));
+  EXPECT_NE(r.err.find("weights.bin beside"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(work_ / "taken" / "weights.bin"), "mine");
+  EXPECT_FALSE(fs::exists(work_ / "taken" / "placed.onnx"));
+
+  EXPECT_EQ(run({"place", model_, "--stage-data", "both", "-q"}).exit_code, 2);
+}
+
+// Outputs on another file system than the data cannot link it: refused with the reason and the
+// alternative, and --stage-data copy works. (/dev/shm is a tmpfs on Debian; where it shares the work
+// directory's file system, the link is made.)
+TEST_F(ExternalData, LinkAcrossFileSystemsIsRefusedAndCopyWorks) {
+  std::error_code ec;
+  const fs::path shm = fs::path("/dev/shm") / ("onnx-placer-test-" + std::to_string(::getpid()));
+  fs::create_directories(shm, ec);
+  ASSERT_FALSE(ec) << "cannot create " << shm << ": " << ec.message();
+  struct Remove {
+    fs::path path;
+    ~Remove() { fs::remove_all(path); }
+  } remove{shm};
+  struct stat shm_info {}, work_info {};
+  ASSERT_EQ(::stat(shm.c_str(), &shm_info), 0);
+  ASSERT_EQ(::stat(data_.c_str(), &work_info), 0);
+  const fs::path out = shm / "placed.onnx";
+  RunResult r = run({"place", model_, "-o", out.string(), "-q"});
+  if (shm_info.st_dev != work_info.st_dev) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("it is on another file system"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--stage-data copy"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(shm)) << "nothing left behind";
+  } else {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  r = run({"place", model_, "-o", out.string(), "--stage-data", "copy", "--annotate", "metadata", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(checkerError(out), "");
+  EXPECT_EQ(slurp(shm / "placed.onnx.data"), slurp(data_));
 }
 
 }  // namespace

@@ -644,23 +644,91 @@ TEST(StageModels, ExternalDataIsReferencedNotRead) {
   EXPECT_EQ(std::filesystem::path(manifest.at("external_data_dir").get<std::string>()),
             std::filesystem::absolute(dir.path()).lexically_normal());
 
-  // Stages written into a new directory cannot reference the data file (ONNX takes no ".."): the
-  // locations stay relative to the model's directory, which the manifest names. Written into a
-  // directory that holds the data file, they resolve from there.
-  auto location_and_dir = [&](const std::filesystem::path& output_dir) {
-    auto built = buildStageModels(path, *graph, planFrom({0, 1}), output_dir);
-    EXPECT_TRUE(built.hasValue()) << built.status().message();
-    onnx::ModelProto stage;
-    EXPECT_TRUE(stage.ParseFromString(built->models[1].bytes));
-    return std::pair{
-        stage.graph().initializer(0).external_data(0).value(),
-        std::filesystem::path(Json::parse(built->manifest_json).at("external_data_dir").get<std::string>())};
-  };
-  const auto model_dir = std::filesystem::absolute(dir.path()).lexically_normal();
-  EXPECT_EQ(location_and_dir(dir.path() / "stages"), std::pair(std::string("weights.bin"), model_dir));
-  EXPECT_EQ(location_and_dir(dir.path()), std::pair(std::string("weights.bin"), model_dir));
-  EXPECT_EQ(location_and_dir(dir.path().parent_path()),
-            std::pair(dir.path().filename().string() + "/weights.bin", model_dir.parent_path()));
+}
+
+// Stages written as files reach the model's data from their own directory: links to its data file
+// ("reference") or data files of their own holding only their weights ("copy"), which the manifest
+// lists per stage. A missing data file, or one too short for a tensor, is refused naming both.
+TEST(StageModels, ExternalDataForFilesIsLinkedOrCopied) {
+  ScratchDir dir;
+  onnx::ModelProto model = parseText(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[2, 4] x) => (float[2, 4] y) {
+      a = MatMul(x, w1)
+      h = Relu(a)
+      y = MatMul(h, w2)
+    })");
+  // w1 is 64 bytes at offset 0, w2 64 bytes at offset 64 (no "length": from its type and dims).
+  for (const auto& [name, offset] : {std::pair{"w1", "0"}, std::pair{"w2", "64"}}) {
+    auto* w = model.mutable_graph()->add_initializer();
+    w->set_name(name);
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(4);
+    w->add_dims(4);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [key, value] : {std::pair{"location", "data/weights.bin"}, std::pair{"offset", offset}}) {
+      auto* entry = w->add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    }
+  }
+  const auto path = dir.write(model, "external.onnx");
+  auto graph = loadOnnx(path);
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  const PlacementPlan plan = planFrom({0, 1, 1});
+  const StageDataLayout reference{StageData::Reference, false};
+  auto missing = buildStageModels(path, *graph, plan, reference);
+  ASSERT_FALSE(missing.hasValue());
+  EXPECT_NE(missing.status().message().find("tensor 'w1'"), std::string::npos) << missing.status().message();
+  EXPECT_NE(missing.status().message().find("weights.bin"), std::string::npos) << missing.status().message();
+
+  std::filesystem::create_directories(dir.path() / "data");
+  const auto data_path = dir.path() / "data" / "weights.bin";
+  std::string bytes(100, 'a');  // too short for w2
+  std::ofstream(data_path, std::ios::binary) << bytes;
+  auto short_file = buildStageModels(path, *graph, plan, reference);
+  ASSERT_FALSE(short_file.hasValue());
+  EXPECT_NE(short_file.status().message().find("tensor 'w2' reads bytes 64 to 128"), std::string::npos)
+      << short_file.status().message();
+
+  bytes.resize(128);
+  for (int i = 0; i < 128; ++i) bytes[i] = static_cast<char>(i);
+  std::ofstream(data_path, std::ios::binary | std::ios::trunc) << bytes;
+  auto linked = buildStageModels(path, *graph, plan, reference);
+  ASSERT_TRUE(linked.hasValue()) << linked.status().message();
+  const Json manifest = Json::parse(linked->manifest_json);
+  EXPECT_FALSE(manifest.contains("external_data_dir"));
+  EXPECT_EQ(manifest.at("stage_data"), "reference");
+  for (int k = 0; k < 2; ++k) {
+    const StageModel& stage = linked->models[k];
+    ASSERT_EQ(stage.data.size(), 1u);
+    EXPECT_EQ(stage.data[0].name, "data/weights.bin");
+    EXPECT_EQ(stage.data[0].link_to, data_path);
+    EXPECT_EQ(manifest.at("stages").at(k).at("data_files"), Json::array({"data/weights.bin"}));
+  }
+
+  auto copied = buildStageModels(path, *graph, plan, StageDataLayout{StageData::Copy, false});
+  ASSERT_TRUE(copied.hasValue()) << copied.status().message();
+  EXPECT_EQ(Json::parse(copied->manifest_json).at("stage_data"), "copy");
+  for (int k = 0; k < 2; ++k) {
+    const StageModel& stage = copied->models[k];
+    ASSERT_EQ(stage.data.size(), 1u);
+    const DataFile& file = stage.data[0];
+    EXPECT_EQ(file.name, "stage" + std::to_string(k) + ".onnx.data");
+    EXPECT_TRUE(file.link_to.empty());
+    ASSERT_EQ(file.pieces.size(), 1u);  // only this stage's weight
+    EXPECT_EQ(file.pieces[0].offset, k == 0 ? 0u : 64u);
+    EXPECT_EQ(file.pieces[0].length, 64u);
+    EXPECT_EQ(file.pieces[0].at, 0u);
+    EXPECT_EQ(file.size, 64u);
+    onnx::ModelProto parsed;
+    ASSERT_TRUE(parsed.ParseFromString(stage.bytes));
+    ASSERT_EQ(parsed.graph().initializer_size(), 1);
+    std::map<std::string, std::string> entries;
+    for (const auto& entry : parsed.graph().initializer(0).external_data()) entries[entry.key()] = entry.value();
+    EXPECT_EQ(entries, (std::map<std::string, std::string>{
+                           {"location", file.name}, {"offset", "0"}, {"length", "64"}}));
+  }
 }
 
 }  // namespace

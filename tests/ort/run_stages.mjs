@@ -286,7 +286,20 @@ if (boundary.length > 0) {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'run-stages-'));
   const probePath = path.join(tmpDir, 'probe.onnx');
   try {
-    fs.writeFileSync(probePath, withExtraOutputs(fs.readFileSync(originalPath), boundary));
+    const originalBytes = fs.readFileSync(originalPath);
+    // External data resolves from the probe's directory: the data files the model names (the files
+    // beside it whose names its bytes hold) are hard-linked there, or copied across file systems.
+    const modelText = originalBytes.toString('latin1');
+    const originalDir = path.dirname(originalPath);
+    for (const entry of fs.readdirSync(originalDir, { withFileTypes: true })) {
+      if (!entry.isFile() || entry.name.endsWith('.onnx') || !modelText.includes(entry.name)) continue;
+      try {
+        fs.linkSync(path.join(originalDir, entry.name), path.join(tmpDir, entry.name));
+      } catch {
+        fs.copyFileSync(path.join(originalDir, entry.name), path.join(tmpDir, entry.name));
+      }
+    }
+    fs.writeFileSync(probePath, withExtraOutputs(originalBytes, boundary));
     probe = await createSession(probePath, 'original model with stage-boundary tensors as outputs');
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });
