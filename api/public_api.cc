@@ -275,6 +275,9 @@ Expected<Result> placeToFiles(const std::string& path, const OutputFiles& files,
   if (!files.report.empty()) out.report = files.report;
   if (!files.placement.empty()) out.placement = files.placement;
   out.force = files.force;
+  const auto mode = placer::parseStageData(files.stage_data);
+  if (!mode) return badOptions("stage_data must be \"reference\" or \"copy\" (got \"" + files.stage_data + "\")");
+  out.stage_data = *mode;
   return placeSource(placer::ModelSource(path), options, &out);
 }
 

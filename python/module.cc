@@ -203,15 +203,16 @@ void bindPlace(py::module_& m) {
   m.def(
       "place_to_files",
       [](const std::string& path, const std::string& model_out, const std::string& stages_dir,
-         const std::string& report, const std::string& placement, bool force, const std::string& options_json,
+         const std::string& report, const std::string& placement, bool force, const std::string& stage_data,
+         const std::string& options_json,
          const py::object& progress) {
-        const onnx_placer::OutputFiles files{model_out, stages_dir, report, placement, force};
+        const onnx_placer::OutputFiles files{model_out, stages_dir, report, placement, force, stage_data};
         return runSolve(parseOptions(options_json), progress, [&](const onnx_placer::Options& o) {
           return onnx_placer::placeToFiles(path, files, o);
         });
       },
       py::arg("path"), py::arg("model_out"), py::arg("stages_dir"), py::arg("report"), py::arg("placement"),
-      py::arg("force"), py::arg("options_json"), py::arg("progress") = py::none(),
+      py::arg("force"), py::arg("stage_data"), py::arg("options_json"), py::arg("progress") = py::none(),
       "Places the model file at `path` and writes the outputs (an empty path is not written), all or none.");
 }
 

@@ -91,11 +91,14 @@ struct OutputFiles {
   std::string report;      // the report JSON
   std::string placement;   // the plan JSON
   bool force = false;      // replace a stages_dir that holds other files
+  // For a model with external data: "reference" (default) hard-links the model's data files beside
+  // each written model; "copy" gives the annotated model and each stage a data file of its own.
+  std::string stage_data = "reference";
 };
 
 // Places the model file at `path` and writes the outputs all or none, as `place` does: models over
-// 2 GB or with external data, whose data files stay where they are and are referenced from the
-// outputs. Never writes over the input; nothing is left behind on failure or interruption.
+// 2 GB or with external data, whose data files are never written (`stage_data` says how the outputs
+// reach them). Never writes over the input; nothing is left behind on failure or interruption.
 ONNX_PLACER_EXPORT Expected<Result> placeToFiles(const std::string& path, const OutputFiles& files,
                                                  const Options& options = {});
 

@@ -221,16 +221,20 @@ def place(model, devices=None, *, progress=None, **options):
                     .format(type(model).__name__))
 
 
-def place_path(model_path, out_dir, devices=None, *, force=False, progress=None, **options):
+def place_path(model_path, out_dir, devices=None, *, force=False, stage_data="reference", progress=None,
+               **options):
     """Places the model file ``model_path`` and writes the outputs into ``out_dir``, all or none:
 
     - ``<stem>.placed.onnx``: the annotated model (``model.onnx`` gives ``model.placed.onnx``);
     - ``stages/``: ``stage<k>.onnx`` per pipeline stage and ``pipeline.json``;
     - ``report.json``: the report; ``placement.json``: the plan.
 
-    For models with external data (whose data files stay where they are and are referenced from the
-    outputs) or over protobuf's 2 GB. ``out_dir`` is created if needed; ``force`` replaces a
-    ``stages/`` that holds other files. The input is never written over. ``devices``, ``progress``
+    For models with external data or over protobuf's 2 GB: the model's data files are never
+    written; with ``stage_data="reference"`` each is hard-linked beside the annotated model and into
+    ``stages/`` (no bytes copied; ``out_dir`` must be on the data's file system), with ``"copy"`` the
+    annotated model gets ``<stem>.placed.onnx.data`` and each stage ``stage<k>.onnx.data`` holding
+    only its weights. ``out_dir`` is created if needed; ``force`` replaces a ``stages/`` that holds
+    other files. The input is never written over. ``devices``, ``progress``
     and ``options`` are :func:`place`'s. Returns a :class:`Result` whose ``files`` name the files
     written; its in-memory outputs (``annotated_bytes``, ``stage_bytes``, ...) are built again on
     first use, so for a model over 2 GB read the files instead.
@@ -251,7 +255,8 @@ def place_path(model_path, out_dir, devices=None, *, force=False, progress=None,
     os.makedirs(out_dir, exist_ok=True)
     try:
         native = _call(_onnx_placer.place_to_files, model_path, files["model"], files["stages_dir"],
-                       files["report"], files["placement"], bool(force), options_json, progress)
+                       files["report"], files["placement"], bool(force), str(stage_data), options_json,
+                       progress)
     except BaseException:
         if created:  # nothing is left behind: the outputs were written all or none
             try:

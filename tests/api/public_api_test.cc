@@ -134,6 +134,17 @@ TEST_F(PublicApi, PlaceToFilesWritesWhatTheCliWrites) {
   EXPECT_EQ(clash.status().code(), onnx_placer::Code::BadOptions);
   EXPECT_NE(clash.status().message().find("name the same file"), std::string::npos) << clash.status().message();
   EXPECT_EQ(workFiles(), (std::set<std::string>{"a.onnx", "p.json", "r.json", "stages"}));
+
+  // stage_data takes reference or copy, and is checked before any work.
+  files.report.clear();
+  files.stage_data = "copy";
+  EXPECT_TRUE(onnx_placer::placeToFiles(model("mobilenet_v2_light.onnx"), files, options));
+  files.stage_data = "link";
+  auto bad = onnx_placer::placeToFiles(model("mobilenet_v2_light.onnx"), files, options);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().code(), onnx_placer::Code::BadOptions);
+  EXPECT_NE(bad.status().message().find("stage_data must be \"reference\" or \"copy\""), std::string::npos)
+      << bad.status().message();
 }
 
 // A failing C call: its code and message, and the result pointer left NULL.

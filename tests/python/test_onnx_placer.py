@@ -263,6 +263,46 @@ class PlacePath(WorkDir):
         onnx_placer.place_path(MODELS / "light_squeezenet.onnx", out, accelerators=2, force=True)
         self.assertFalse((out / "stages" / "notes.txt").exists())
 
+    def test_external_data_is_linked_or_copied(self):
+        """A model saved with onnx's external data: with stage_data="reference" the outputs hard-link
+        its data file, with "copy" they get their own; every written model passes the checker from
+        its own directory, and the data file is never written."""
+        import numpy as np
+        from onnx import TensorProto, helper, numpy_helper
+        weights = [numpy_helper.from_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64) / (1 + i), "w%d" % i)
+                   for i in range(2)]
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w0"], ["h"]), helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("MatMul", ["r", "w1"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])], weights)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        (self.work / "model").mkdir()
+        path = self.work / "model" / "m.onnx"
+        onnx.save_model(model, str(path), save_as_external_data=True, location="m.onnx.data", size_threshold=0)
+        data = self.work / "model" / "m.onnx.data"
+        before = data.read_bytes()
+        options = dict(accelerators=2, cpus=0, memory=30000, annotate="metadata")
+        for mode in ("reference", "copy"):
+            out = self.work / mode
+            result = onnx_placer.place_path(path, out, stage_data=mode, **options)
+            self.assertEqual(len(result.stage_bytes), 2, "each 16 KB weight on its own accelerator")
+            self.assertEqual(json.loads((out / "stages" / "pipeline.json").read_text())["stage_data"], mode)
+            onnx.checker.check_model(str(out / "m.placed.onnx"))
+            for k in range(2):
+                onnx.checker.check_model(str(out / "stages" / "stage{}.onnx".format(k)))
+            if mode == "reference":
+                self.assertTrue(os.path.samefile(out / "m.onnx.data", data))
+                self.assertTrue(os.path.samefile(out / "stages" / "m.onnx.data", data))
+            else:
+                self.assertEqual((out / "m.placed.onnx.data").read_bytes(), before)
+                self.assertEqual(sorted(p.stat().st_size for p in (out / "stages").glob("*.data")), [16384, 16384])
+        self.assertEqual(data.read_bytes(), before)
+        with self.assertRaises(onnx_placer.Error) as raised:
+            onnx_placer.place_path(path, self.work / "bad", stage_data="both", **options)
+        self.assertIn("stage_data", str(raised.exception))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
