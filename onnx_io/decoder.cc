@@ -28,14 +28,6 @@ std::optional<int> layerOf(const std::string& name) {
   return layer;
 }
 
-// "key", "value" or "kv", from a lower-case name ("past_key_values" names the cache, not a kind).
-std::string kindOf(std::string name) {
-  for (std::size_t at; (at = name.find("key_values")) != std::string::npos;) name.erase(at, 10);
-  if (name.find("value") != std::string::npos) return "value";
-  if (name.find("key") != std::string::npos) return "key";
-  return "kv";
-}
-
 // The symbolic dimensions of an input's declared shape, by axis ("" for a fixed or unnamed one).
 std::vector<std::string> params(const onnx::ValueInfoProto& info) {
   std::vector<std::string> out;
@@ -45,6 +37,14 @@ std::vector<std::string> params(const onnx::ValueInfoProto& info) {
 }
 
 }  // namespace
+
+std::string kvKind(std::string name) {
+  name = lower(std::move(name));
+  for (std::size_t at; (at = name.find("key_values")) != std::string::npos;) name.erase(at, 10);
+  if (name.find("value") != std::string::npos) return "value";
+  if (name.find("key") != std::string::npos) return "key";
+  return "kv";
+}
 
 KvCacheLayout findKvCache(const onnx::GraphProto& graph) {
   KvCacheLayout out;
@@ -58,13 +58,13 @@ KvCacheLayout findKvCache(const onnx::GraphProto& graph) {
     if (name == "input_ids" || (name == "inputs_embeds" && !ids)) ids = &input;
     if (name == "attention_mask") mask = &input;
     const auto layer = layerOf(name);
-    if (layer && name.find("past") != std::string::npos) pasts.emplace(std::tuple{*layer, kindOf(name)}, &input);
+    if (layer && name.find("past") != std::string::npos) pasts.emplace(std::tuple{*layer, kvKind(name)}, &input);
   }
   for (const auto& output : graph.output()) {
     const std::string name = lower(output.name());
     const auto layer = layerOf(name);
     if (!layer || name.find("present") == std::string::npos) continue;
-    auto past = pasts.find({*layer, kindOf(name)});
+    auto past = pasts.find({*layer, kvKind(name)});
     if (past == pasts.end()) continue;
     out.pairs.push_back({*layer, std::get<1>(past->first), past->second->name(), output.name()});
   }

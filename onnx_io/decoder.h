@@ -27,6 +27,9 @@
 
 namespace placer {
 
+// The kind of cache tensor a past or present name holds: "key", "value" or "kv" (both in one
+// tensor), case-insensitively ("past_key_values" names the cache, not a kind).
+std::string kvKind(std::string name);
 
 struct KvCacheLayout {
   struct Pair {

@@ -1,5 +1,6 @@
 // genai_config.json for a split decoder (genai_config.h).
 #include "onnx_io/genai_config.h"
+#include "onnx_io/decoder.h"
 
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -24,14 +25,7 @@ std::string kindPattern(const OnnxGraph& graph, bool present, const std::string&
   std::set<std::string> patterns;
   for (const auto& [past, out] : graph.kv_cache) {
     const std::string& name = graph.tensors[present ? out : past].name;
-    const std::string lower = [&] {
-      std::string s = name;
-      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      for (std::size_t at; (at = s.find("key_values")) != std::string::npos;) s.erase(at, 10);
-      return s;
-    }();
-    const std::string k = lower.find("value") != std::string::npos ? "value" : lower.find("key") != std::string::npos ? "key" : "kv";
-    if (k == kind) patterns.insert(layerPattern(name));
+    if (kvKind(name) == kind) patterns.insert(layerPattern(name));
   }
   return patterns.size() == 1 ? *patterns.begin() : "";
 }
