@@ -165,7 +165,7 @@ std::vector<int> stageOfModelNodes(const onnx::GraphProto& proto, const OnnxGrap
   return stage;
 }
 
-nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& plan) {
+nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& plan, const PlacementStrings& strings) {
   nlohmann::ordered_json out;
   out["version"] = kPlanVersion;
   out["objective"] = plan.objective;
@@ -190,7 +190,6 @@ nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& pla
     nodes[graph.nodes[i].name] = {{"device", plan.devices[plan.stages[stage].device].name}, {"stage", stage}};
   }
   out["layer_assignment_settings"] = plan.layerAssignmentSettings();
-  const PlacementStrings strings = placementStrings(graph, plan);
   out["name_based_layer_assignment"] = strings.name_based.empty() ? nlohmann::ordered_json(nullptr)
                                                                   : nlohmann::ordered_json(strings.name_based);
   out["split_assignments"] = strings.split_assignments.empty() ? nlohmann::ordered_json(nullptr)
@@ -330,7 +329,7 @@ std::string_view annotateModeName(AnnotateMode mode) {
 
 Expected<std::string> placementPlanText(const OnnxGraph& graph, const PlacementPlan& plan) {
   try {
-    return planJson(graph, plan).dump(2) + "\n";
+    return planJson(graph, plan, placementStrings(graph, plan)).dump(2) + "\n";
   } catch (const nlohmann::json::exception& e) {
     return invalidInput(graph.path + ": cannot write the plan as JSON (" + e.what() + ")");
   }
@@ -361,9 +360,10 @@ Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGr
   for (const OnnxNode& node : graph.nodes) {
     if (node.generated_name) proto.mutable_node(node.onnx_index)->set_name(node.name);
   }
+  const PlacementStrings strings = placementStrings(graph, plan);
   std::string plan_text;
   try {
-    plan_text = planJson(graph, plan).dump();
+    plan_text = planJson(graph, plan, strings).dump();
   } catch (const nlohmann::json::exception& e) {
     return invalidInput(input.displayName() + ": cannot write the plan as JSON (" + e.what() + ")");
   }
@@ -371,7 +371,7 @@ Expected<std::string> annotatedModelBytes(const ModelSource& input, const OnnxGr
   setModelMetadata(model, kSettingsKey, plan.layerAssignmentSettings());
   // An earlier split_assignments would disagree with this plan: replaced, or removed when the stages
   // do not follow module boundaries.
-  if (const PlacementStrings strings = placementStrings(graph, plan); !strings.split_assignments.empty()) {
+  if (!strings.split_assignments.empty()) {
     setModelMetadata(model, kSplitKey, strings.split_assignments);
   } else {
     auto* props = model.mutable_metadata_props();
