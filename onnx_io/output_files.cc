@@ -198,15 +198,22 @@ Status OutputTransaction::checkTarget(const fs::path& target, bool directory) co
   return Status::ok();
 }
 
-Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes) {
+Status OutputTransaction::beginFile(const fs::path& path, std::string& name, int& fd) {
   if (stopped()) return interrupted("interrupted before writing " + path.string());
   if (Status s = checkTarget(path, /*directory=*/false); !s) return s;
-  std::string name = siblingPattern(path, "tmp");
-  const int fd = ::mkstemp(name.data());
+  name = siblingPattern(path, "tmp");
+  fd = ::mkstemp(name.data());
   if (fd < 0) {
     return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
   }
   items_.push_back({path, name, {}, false, false});
+  return Status::ok();
+}
+
+Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes) {
+  std::string name;
+  int fd = -1;
+  if (Status s = beginFile(path, name, fd); !s) return s;
   ::fchmod(fd, 0644);  // mkstemp creates 0600; outputs are ordinary files
   Status s = writeAll(fd, bytes, path);
   if (::close(fd) != 0 && s) s = ioError("cannot write " + path.string() + ": " + std::strerror(errno));
@@ -214,17 +221,12 @@ Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes
 }
 
 Status OutputTransaction::stageDataFile(const fs::path& path, const DataFile& data) {
-  if (stopped()) return interrupted("interrupted before writing " + path.string());
-  if (Status s = checkTarget(path, /*directory=*/false); !s) return s;
-  // A fresh name that does not exist: mkstemp reserves it, and the link or copy takes its place.
-  std::string name = siblingPattern(path, "tmp");
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) {
-    return ioError("cannot create a temporary file next to " + path.string() + ": " + std::strerror(errno));
-  }
+  // The name mkstemp reserved is freed for the link or the copy to take.
+  std::string name;
+  int fd = -1;
+  if (Status s = beginFile(path, name, fd); !s) return s;
   ::close(fd);
   ::unlink(name.c_str());
-  items_.push_back({path, name, {}, false, false});
   return writeDataFile(name, data, path, stop_);
 }
 

@@ -85,6 +85,8 @@ class OutputTransaction {
   };
 
   Status checkTarget(const std::filesystem::path& target, bool directory) const;
+  // Checks `path` and creates the temporary file `name` beside it, open as `fd`, as a staged item.
+  Status beginFile(const std::filesystem::path& path, std::string& name, int& fd);
   bool stopped() const;
   void rollBack();
   void discardStaged();
