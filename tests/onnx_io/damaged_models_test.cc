@@ -15,6 +15,7 @@
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/placement_plan.h"
 #include "onnx_io/stage_models.h"
+#include "tests/onnx_io/onnx_checker.h"
 
 namespace placer::testing {
 namespace {
@@ -45,14 +46,7 @@ PlacementPlan halves(const OnnxGraph& graph) {
 std::string fullCheck(const std::string& bytes) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) return "does not parse";
-  try {
-    onnx::checker::check_model(model);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
+  return checkerError(model);
 }
 
 Status loadError(const std::string& text, const std::string& name) {

@@ -22,6 +22,7 @@
 #include "onnx_io/onnx_model.h"
 #include "onnx_io/placement_plan.h"
 #include "onnx_io/stage_models.h"
+#include "tests/onnx_io/onnx_checker.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
@@ -97,22 +98,6 @@ std::vector<int> interleavedCut(const OnnxGraph& graph, int k) {
 
 bool contiguous(const std::vector<int>& stage_of_node) {
   return std::is_sorted(stage_of_node.begin(), stage_of_node.end());
-}
-
-// The checker's error, or "" when the model passes (with strict shape inference when `full`, like
-// onnx.checker.check_model(full_check=True)).
-std::string checkerError(const onnx::ModelProto& model, bool full) {
-  try {
-    onnx::checker::check_model(model);
-    if (full) {
-      onnx::ModelProto copy = model;
-      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-    }
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 struct LoadedModel {

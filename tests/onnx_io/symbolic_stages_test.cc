@@ -23,6 +23,7 @@
 #include "onnx_io/placement_plan.h"
 #include "onnx_io/stage_models.h"
 #include "onnx_io/symbolic_dims.h"
+#include "tests/onnx_io/onnx_checker.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
@@ -68,18 +69,6 @@ PlacementPlan chunks(const OnnxGraph& graph, int k) {
   plan.status = "feasible";
   plan.value = 1.0;
   return plan;
-}
-
-std::string checkerError(const onnx::ModelProto& model) {
-  try {
-    onnx::checker::check_model(model);
-    onnx::ModelProto copy = model;
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(SymbolicDims, ActivationsFollowBatchAndSequence) {
