@@ -26,9 +26,23 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
     }
   }
   if (!spec) return spec;
-  if (options.accelerators) spec->accelerators.count = *options.accelerators;
+  if (options.accelerators) {
+    spec->accelerators.count = *options.accelerators;
+    if (spec->topology) {
+      // A topology keeps its first devices, with their links.
+      auto fewer = spec->topology->firstDevices(*options.accelerators);
+      if (!fewer) {
+        return invalidInput(optionName("accelerators", naming) + " " + std::to_string(*options.accelerators) +
+                            ": " + fewer.status().message() + " (" + spec->name + ")");
+      }
+      spec->topology = std::move(*fewer);
+    }
+  }
   if (options.cpus) spec->cpus.count = *options.cpus;
-  if (options.memory) spec->accelerators.memory = *options.memory;
+  if (options.memory) {
+    spec->accelerators.memory = *options.memory;
+    for (AcceleratorSpec& kind : spec->kinds) kind.memory = *options.memory;
+  }
   return spec;
 }
 

@@ -2,8 +2,8 @@
 //
 // Validation reports the first problem in a fixed order (JSON syntax, duplicated fields, then the
 // top level, accelerators, cpus, link), each message naming the source and the field's JSON path.
-// The presets are compiled in as JSON text, identical to cost_model/presets/<name>.json (a test
-// checks that the two agree), and go through the same parser as a user's file.
+// The presets are compiled in as JSON text, generated from cost_model/presets/<name>.json at configure
+// time, and go through the same parser as a user's file.
 #include "cost_model/device_spec.h"
 
 #include <algorithm>
@@ -33,62 +33,11 @@ struct Preset {
   std::string_view json;
 };
 
-// Each preset's text is byte for byte the file cost_model/presets/<name>.json.
+// The presets' texts, each byte for byte the file cost_model/presets/<name>.json (generated from those
+// files by cost_model/CMakeLists.txt, so the two cannot disagree); the comment inside each says where
+// its figures come from.
 constexpr Preset kPresets[] = {
-    // 8 AMD EPYC 7742 cores (AMD datasheet: 2.25 GHz x 32 FP32 FLOP/cycle, 8 x DDR4-3200; int8 an estimate),
-    // no accelerators.
-    {"cpu-only-8", R"json({
-  "name": "8 CPU cores, no accelerators",
-  "comment": "CPU: eight cores of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s per core; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). Per number format: int8 72 GOPS, the FP32 rate, an estimate: Zen 2 has no VNNI, and an AVX2 int8 GEMM (the usual sequence: vpmaddubsw, vpmaddwd, vpaddd per 32 multiply-adds) issues both multiplies on one FP pipe, 16 int8 multiply-adds per cycle against 16 FP32 FMAs; no fp16 or bf16 arithmetic, so those run at the FP32 rate. No accelerators, hence no link. Overheads: 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per tensor at a stage boundary, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for these cores.",
-  "accelerators": {"count": 0},
-  "cpus": {"count": 8, "peak_flops": 7.2e10, "peak_flops_by_type": {"int8": 7.2e10},
-           "memory_bandwidth": 2.0e10, "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5,
-           "boundary_bandwidth": 6.0e9}
-}
-)json"},
-    // NVIDIA V100 SXM2 datasheet (15.7 TFLOP/s FP32, 125 fp16 tensor, 900 GB/s); PCIe 3.0 x16; one Xeon
-    // E5-2698 v4 core.
-    {"dgx1-8xv100", R"json({
-  "name": "DGX-1: 8 x V100-SXM2 16 GB, host link PCIe 3.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA V100 SXM2 16 GB datasheet: 15.7 TFLOP/s FP32, 900 GB/s HBM2. Per number format (matrix operators only, cost_model/README.md): fp16 125 TFLOP/s on the tensor cores (datasheet: Tensor Performance 125 TFLOPS); int8 62.8 TOPS, an estimate: Volta has no int8 tensor cores, and its dp4a instruction does 4 int8 multiply-adds per FP32 lane and cycle, 4 x 15.7 TFLOP/s; no bf16, tf32, fp8 or int4 (Volta), so those run at the FP32 rate. Link to the host: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of the DGX-1's Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate). Per number format: int8 70.4 GOPS, the FP32 rate, an estimate: Broadwell has no VNNI, and an AVX2 int8 GEMM (the usual sequence: vpmaddubsw, vpmaddwd, vpaddd per 32 multiply-adds) issues both multiplies on port 0 only, 16 int8 multiply-adds per cycle against 16 FP32 FMAs (Skylake-class cores issue them on two ports and reach about twice the FP32 rate; VNNI cores about four times); no fp16 or bf16 arithmetic (F16C converts only), so those run at the FP32 rate. Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
-  "accelerators": {"count": 8, "memory": 17179869184, "peak_flops": 1.57e13,
-                   "peak_flops_by_type": {"fp16": 1.25e14, "int8": 6.28e13},
-                   "memory_bandwidth": 9.0e11, "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
-  "cpus": {"count": 1, "peak_flops": 7.04e10, "peak_flops_by_type": {"int8": 7.04e10},
-           "memory_bandwidth": 1.2e10, "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5,
-           "boundary_bandwidth": 6.0e9},
-  "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
-}
-)json"},
-    // NVIDIA V100 PCIe datasheet (14 TFLOP/s FP32, 112 fp16 tensor, 900 GB/s); PCIe 3.0 x16; one Xeon
-    // E5-2698 v4 core.
-    {"pcie3-4x16gb", R"json({
-  "name": "4 x 16 GB accelerators (V100-PCIe-like) on PCIe 3.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA V100 PCIe 16 GB datasheet: 14 TFLOP/s FP32, 900 GB/s HBM2. Per number format (matrix operators only, cost_model/README.md): fp16 112 TFLOP/s on the tensor cores (datasheet: Tensor Performance 112 TFLOPS); int8 56 TOPS, an estimate: Volta has no int8 tensor cores, and its dp4a instruction does 4 int8 multiply-adds per FP32 lane and cycle, 4 x 14 TFLOP/s; no bf16, tf32, fp8 or int4 (Volta), so those run at the FP32 rate. Link: PCIe 3.0 x16 is 15.75 GB/s each way (8 GT/s x 16 lanes x 128b/130b), about 12 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an Intel Xeon E5-2698 v4 (datasheet: 2.2 GHz base x 32 FP32 FLOP/cycle with two AVX2 FMA units = 70.4 GFLOP/s; 4 x DDR4-2400 = 76.8 GB/s per socket, of which one core alone sustains about 12 GB/s, an estimate). Per number format: int8 70.4 GOPS, the FP32 rate, an estimate: Broadwell has no VNNI, and an AVX2 int8 GEMM (the usual sequence: vpmaddubsw, vpmaddwd, vpaddd per 32 multiply-adds) issues both multiplies on port 0 only, 16 int8 multiply-adds per cycle against 16 FP32 FMAs (Skylake-class cores issue them on two ports and reach about twice the FP32 rate; VNNI cores about four times); no fp16 or bf16 arithmetic (F16C converts only), so those run at the FP32 rate. Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
-  "accelerators": {"count": 4, "memory": 17179869184, "peak_flops": 1.4e13,
-                   "peak_flops_by_type": {"fp16": 1.12e14, "int8": 5.6e13},
-                   "memory_bandwidth": 9.0e11, "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
-  "cpus": {"count": 1, "peak_flops": 7.04e10, "peak_flops_by_type": {"int8": 7.04e10},
-           "memory_bandwidth": 1.2e10, "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5,
-           "boundary_bandwidth": 6.0e9},
-  "link": {"bandwidth": 1.2e10, "latency": 1.0e-5}
-}
-)json"},
-    // NVIDIA A100 40GB PCIe datasheet (19.5 TFLOP/s FP32, 156 tf32 ... 1248 int4 tensor, 1,555 GB/s);
-    // PCIe 4.0 x16; one EPYC 7742 core.
-    {"pcie4-2xa100-40gb", R"json({
-  "name": "2 x A100 40 GB PCIe on PCIe 4.0 x16, 1 CPU core",
-  "comment": "Accelerators: NVIDIA A100 40 GB PCIe datasheet: 19.5 TFLOP/s FP32, 1,555 GB/s HBM2. Per number format, dense (the datasheet's figures without structured sparsity; NVIDIA A100 datasheet and 'NVIDIA A100 Tensor Core GPU Architecture' whitepaper, Table 1): tf32 156, fp16 312 and bf16 312 TFLOP/s, int8 624 and int4 1248 TOPS on the tensor cores; no fp8 (Ampere), which runs at the FP32 rate. float32 matrix operators run at the tf32 rate, as ONNX Runtime's CUDA provider does by default (use_tf32 = 1); remove the tf32 entry to model use_tf32 = 0. Link: PCIe 4.0 x16 is 31.5 GB/s each way (16 GT/s x 16 lanes x 128b/130b), about 25 GB/s effective for pinned-memory copies; 10 us per transfer (estimate). CPU: one core of an AMD EPYC 7742 (datasheet: 2.25 GHz base x 32 FP32 FLOP/cycle with two 256-bit FMA pipes = 72 GFLOP/s; 8 x DDR4-3200 = 204.8 GB/s per socket, of which one core alone sustains about 20 GB/s, an estimate). Per number format: int8 72 GOPS, the FP32 rate, an estimate: Zen 2 has no VNNI, and an AVX2 int8 GEMM (the usual sequence: vpmaddubsw, vpmaddwd, vpaddd per 32 multiply-adds) issues both multiplies on one FP pipe, 16 int8 multiply-adds per cycle against 16 FP32 FMAs; no fp16 or bf16 arithmetic, so those run at the FP32 rate. Overheads: 5 us per operator on an accelerator (kernel launch and the runtime's dispatch) and 10 us per tensor at a stage boundary besides the link (synchronising with the host), estimates; on the CPU core 2 us per operator (an estimate), and 10 us + bytes / 6 GB/s per boundary tensor, measured with ONNX Runtime 1.30 on the 2-core AMD EPYC (Zen 4) build machine (bench/runtime_balance), used as an estimate for this core.",
-  "accelerators": {"count": 2, "memory": 42949672960, "peak_flops": 1.95e13,
-                   "peak_flops_by_type": {"tf32": 1.56e14, "fp16": 3.12e14, "bf16": 3.12e14,
-                                          "int8": 6.24e14, "int4": 1.248e15},
-                   "memory_bandwidth": 1.555e12, "op_overhead": 5.0e-6, "boundary_overhead": 1.0e-5},
-  "cpus": {"count": 1, "peak_flops": 7.2e10, "peak_flops_by_type": {"int8": 7.2e10},
-           "memory_bandwidth": 2.0e10, "op_overhead": 2.0e-6, "boundary_overhead": 1.0e-5,
-           "boundary_bandwidth": 6.0e9},
-  "link": {"bandwidth": 2.5e10, "latency": 1.0e-5}
-}
-)json"},
+#include "device_presets.inc"
 };
 
 constexpr int kMaxCount = 4096;
@@ -143,6 +92,9 @@ class SpecReader {
     if (!root.is_object())
       return invalidInput(source_ + ": expected a JSON object at the top level (got " + root.type_name() +
                           ")");
+    for (const char* key : {"kinds", "devices", "switches", "links", "host"}) {
+      if (root.contains(key)) return readTopologySpec(root);
+    }
     if (Status s = knownFields(root, "", {"name", "comment", "accelerators", "cpus", "link"}); !s) return s;
 
     DeviceSpec spec;
@@ -169,17 +121,134 @@ class SpecReader {
         !s)
       return s;
     if (Status s = count(*section, "accelerators", out.count); !s) return s;
-    const std::string why = "accelerators.count is " + std::to_string(out.count);
-    const bool needed = out.count > 0;
-    if (Status s = figure(*section, "accelerators", "memory", needed, why, out.memory); !s) return s;
-    if (Status s = figure(*section, "accelerators", "peak_flops", needed, why, out.peak_flops); !s) return s;
-    if (Status s = typedPeaks(*section, "accelerators", out.peak_flops_by_type); !s) return s;
-    if (Status s = calibratedRates(*section, "accelerators", out.calibrated); !s) return s;
-    if (Status s = figure(*section, "accelerators", "memory_bandwidth", needed, why, out.memory_bandwidth);
-        !s)
+    return acceleratorFigures(*section, "accelerators", out.count > 0,
+                              "accelerators.count is " + std::to_string(out.count), out);
+  }
+
+  // An accelerator's figures in `section` (named `name`): required and > 0 when `needed`.
+  Status acceleratorFigures(const Json& section, const std::string& name, bool needed, const std::string& why,
+                            AcceleratorSpec& out) const {
+    if (Status s = figure(section, name, "memory", needed, why, out.memory); !s) return s;
+    if (Status s = figure(section, name, "peak_flops", needed, why, out.peak_flops); !s) return s;
+    if (Status s = typedPeaks(section, name, out.peak_flops_by_type); !s) return s;
+    if (Status s = calibratedRates(section, name, out.calibrated); !s) return s;
+    if (Status s = figure(section, name, "memory_bandwidth", needed, why, out.memory_bandwidth); !s) return s;
+    if (Status s = figure(section, name, "op_overhead", false, "", out.op_overhead); !s) return s;
+    return figure(section, name, "boundary_overhead", false, "", out.boundary_overhead);
+  }
+
+  // The topology form (device_spec.h): kinds, named devices, switches, links and the host link.
+  Expected<DeviceSpec> readTopologySpec(const Json& root) const {
+    if (Status s = knownFields(root, "", {"name", "comment", "kinds", "devices", "switches", "links", "host", "cpus"}); !s)
       return s;
-    if (Status s = figure(*section, "accelerators", "op_overhead", false, "", out.op_overhead); !s) return s;
-    return figure(*section, "accelerators", "boundary_overhead", false, "", out.boundary_overhead);
+    DeviceSpec spec;
+    spec.name = std::filesystem::path(source_).filename().string();
+    if (Status s = optionalString(root, "name", spec.name); !s) return s;
+    std::string comment;
+    if (Status s = optionalString(root, "comment", comment); !s) return s;
+    Topology topology;
+    const Json* kinds = nullptr;
+    if (Status s = findSection(root, "kinds", true, " (the device kinds, by name)", kinds); !s) return s;
+    for (const auto& [name, kind] : kinds->items()) {
+      const std::string field = "kinds." + name;
+      if (!kind.is_object()) return invalidInput(source_ + ": " + field + " must be an object");
+      if (Status s = knownFields(kind, field,
+                                 {"memory", "peak_flops", "peak_flops_by_type", "memory_bandwidth", "op_overhead",
+                                  "boundary_overhead", "calibrated"});
+          !s)
+        return s;
+      AcceleratorSpec figures;
+      if (Status s = acceleratorFigures(kind, field, true, "it is a device kind", figures); !s) return s;
+      topology.kinds.push_back(name);
+      spec.kinds.push_back(figures);
+    }
+    if (Status s = readDevices(root, topology, spec.link); !s) return s;
+    if (Status s = readLinks(root, topology); !s) return s;
+    if (Status s = readCpus(root, spec.cpus); !s) return s;
+    if (Status s = topology.finish(); !s) return invalidInput(source_ + ": " + s.message());
+    std::set<int> used;
+    for (const Topology::Device& device : topology.devices) used.insert(device.kind);
+    if (used.size() > 1) {
+      return invalidInput(source_ + ": devices of " + std::to_string(used.size()) +
+                          " kinds: the solvers price one kind of accelerator so far");
+    }
+    spec.accelerators = used.empty() ? AcceleratorSpec{} : spec.kinds[*used.begin()];
+    spec.accelerators.count = static_cast<int>(topology.devices.size());
+    if (spec.accelerators.count == 0 && spec.cpus.count == 0)
+      return invalidInput(source_ + ": no devices: \"devices\" is empty and cpus.count is 0");
+    spec.topology = std::move(topology);
+    return spec;
+  }
+
+  // "devices" (required: [{"name", "kind"}]), "switches" (optional: [names]) and "host" (required
+  // with devices: every device's link to the host, which is also DeviceSpec::link).
+  Status readDevices(const Json& root, Topology& topology, LinkSpec& host_link) const {
+    auto devices = root.find("devices");
+    if (devices == root.end() || !devices->is_array())
+      return invalidInput(source_ + ": devices: missing, or not an array of {\"name\", \"kind\"}");
+    for (std::size_t i = 0; i < devices->size(); ++i) {
+      const Json& device = (*devices)[i];
+      const std::string field = "devices[" + std::to_string(i) + "]";
+      if (!device.is_object()) return invalidInput(source_ + ": " + field + " must be an object");
+      if (Status s = knownFields(device, field, {"name", "kind"}); !s) return s;
+      const auto name = device.find("name"), kind = device.find("kind");
+      if (name == device.end() || !name->is_string() || kind == device.end() || !kind->is_string())
+        return invalidInput(source_ + ": " + field + " needs a \"name\" and a \"kind\" (strings)");
+      const auto k = std::find(topology.kinds.begin(), topology.kinds.end(), kind->get<std::string>());
+      if (k == topology.kinds.end())
+        return invalidInput(source_ + ": " + field + ".kind: \"" + kind->get<std::string>() + "\" is not in kinds");
+      topology.devices.push_back({name->get<std::string>(), static_cast<int>(k - topology.kinds.begin())});
+    }
+    if (auto switches = root.find("switches"); switches != root.end()) {
+      if (!switches->is_array()) return invalidInput(source_ + ": switches must be an array of names");
+      for (const Json& name : *switches) {
+        if (!name.is_string()) return invalidInput(source_ + ": switches must be an array of names");
+        topology.switches.push_back(name.get<std::string>());
+      }
+    }
+    const Json* host = nullptr;
+    if (Status s = findSection(root, "host", !topology.devices.empty(), " (required with devices)", host); !s) return s;
+    if (host == nullptr) return Status::ok();
+    if (Status s = knownFields(*host, "host", {"bandwidth", "latency"}); !s) return s;
+    TopologyLink link;
+    if (Status s = figure(*host, "host", "bandwidth", true, "there are devices", link.bandwidth); !s) return s;
+    if (Status s = figure(*host, "host", "latency", false, "", link.latency); !s) return s;
+    host_link = LinkSpec{link.bandwidth, link.latency};
+    for (std::size_t i = 0; i < topology.devices.size(); ++i) {
+      link.a = static_cast<int>(i);
+      link.b = topology.hostNode();
+      topology.links.push_back(link);
+    }
+    return Status::ok();
+  }
+
+  // "links" (optional): [{"between": [name, name], "bandwidth", "latency"}] between devices, switches
+  // and "host".
+  Status readLinks(const Json& root, Topology& topology) const {
+    auto links = root.find("links");
+    if (links == root.end()) return Status::ok();
+    if (!links->is_array()) return invalidInput(source_ + ": links must be an array");
+    for (std::size_t i = 0; i < links->size(); ++i) {
+      const Json& entry = (*links)[i];
+      const std::string field = "links[" + std::to_string(i) + "]";
+      if (!entry.is_object()) return invalidInput(source_ + ": " + field + " must be an object");
+      if (Status s = knownFields(entry, field, {"between", "bandwidth", "latency"}); !s) return s;
+      const auto between = entry.find("between");
+      if (between == entry.end() || !between->is_array() || between->size() != 2 || !(*between)[0].is_string() ||
+          !(*between)[1].is_string())
+        return invalidInput(source_ + ": " + field + ".between must name two devices, switches or \"host\"");
+      TopologyLink link;
+      for (int end = 0; end < 2; ++end) {
+        const std::string name = (*between)[end].get<std::string>();
+        const int node = topology.nodeOf(name);
+        if (node < 0) return invalidInput(source_ + ": " + field + ".between: no device or switch is named \"" + name + "\"");
+        (end == 0 ? link.a : link.b) = node;
+      }
+      if (Status s = figure(entry, field, "bandwidth", true, "it is a link", link.bandwidth); !s) return s;
+      if (Status s = figure(entry, field, "latency", false, "", link.latency); !s) return s;
+      topology.links.push_back(link);
+    }
+    return Status::ok();
   }
 
   Status readCpus(const Json& root, CpuSpec& out) const {
@@ -475,7 +544,47 @@ Json deviceSpecToJson(const DeviceSpec& spec) {
                           {"boundary_bandwidth", spec.cpus.boundary_bandwidth}});
   if (!spec.accelerators.calibrated.empty()) out["accelerators"]["calibrated"] = ratesJson(spec.accelerators.calibrated);
   if (!spec.cpus.calibrated.empty()) out["cpus"]["calibrated"] = ratesJson(spec.cpus.calibrated);
-  out["link"] = Json{{"bandwidth", spec.link.bandwidth}, {"latency", spec.link.latency}};
+  if (!spec.topology) {
+    out["link"] = Json{{"bandwidth", spec.link.bandwidth}, {"latency", spec.link.latency}};
+    return out;
+  }
+  // The topology form: the accelerators section becomes the kinds, the link the host's.
+  const Topology& topology = *spec.topology;
+  Json accelerators = out["accelerators"];
+  out.erase("accelerators");
+  Json cpus = out["cpus"];
+  out.erase("cpus");
+  Json kinds = Json::object();
+  // The devices' kind has the accelerators' figures (calibrated rates, --memory), the others their own.
+  const int used = topology.devices.empty() ? -1 : topology.devices.front().kind;
+  for (std::size_t k = 0; k < topology.kinds.size(); ++k) {
+    const AcceleratorSpec& figures =
+        static_cast<int>(k) == used || k >= spec.kinds.size() ? spec.accelerators : spec.kinds[k];
+    Json kind{{"memory", figures.memory}};
+    kind.update(peaksJson(figures.peak_flops, figures.peak_flops_by_type));
+    kind.update(Json{{"memory_bandwidth", figures.memory_bandwidth}, {"op_overhead", figures.op_overhead},
+                     {"boundary_overhead", figures.boundary_overhead}});
+    if (!figures.calibrated.empty()) kind["calibrated"] = ratesJson(figures.calibrated);
+    kinds[topology.kinds[k]] = std::move(kind);
+  }
+  out["kinds"] = std::move(kinds);
+  Json devices = Json::array();
+  for (const Topology::Device& device : topology.devices)
+    devices.push_back(Json{{"name", device.name}, {"kind", topology.kinds[device.kind]}});
+  out["devices"] = std::move(devices);
+  if (!topology.switches.empty()) out["switches"] = topology.switches;
+  Json links = Json::array();
+  for (const TopologyLink& link : topology.links) {
+    if (link.b == topology.hostNode() && link.a < static_cast<int>(topology.devices.size()) &&
+        link.bandwidth == spec.link.bandwidth && link.latency == spec.link.latency)
+      continue;  // written as "host"
+    links.push_back(Json{{"between", {topology.nodeName(link.a), topology.nodeName(link.b)}},
+                         {"bandwidth", link.bandwidth},
+                         {"latency", link.latency}});
+  }
+  out["links"] = std::move(links);
+  out["host"] = Json{{"bandwidth", spec.link.bandwidth}, {"latency", spec.link.latency}};
+  out["cpus"] = std::move(cpus);
   return out;
 }
 

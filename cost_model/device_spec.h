@@ -33,6 +33,24 @@
 //    "link": {"bandwidth": 1.2e10,                   // bytes/s between an accelerator and the host
 //             "latency": 1.0e-5}}                    // seconds per transfer (optional, default 0)
 //
+// The topology form describes the machine device by device (issue 30): kinds of accelerator with
+// their figures, named devices of those kinds, optional switches, the links between devices,
+// switches and the host (bandwidth each way, latency), and every device's link to the host:
+//
+//   {"name": "...", "comment": "...",
+//    "kinds": {"v100": {"memory": 17179869184, "peak_flops": 1.57e13, "memory_bandwidth": 9.0e11,
+//                       "peak_flops_by_type": {...}, "op_overhead": 5e-6, "boundary_overhead": 1e-5}},
+//    "devices": [{"name": "gpu0", "kind": "v100"}, ...],
+//    "switches": ["nvswitch"],                                              // optional
+//    "links": [{"between": ["gpu0", "gpu1"], "bandwidth": 5.0e10, "latency": 1.0e-6}, ...],
+//    "host": {"bandwidth": 1.2e10, "latency": 1.0e-5},                      // each device's
+//    "cpus": {...as above...}}
+//
+// Every device must reach every other (core/topology.h prices a transfer along the widest path). A
+// spec of this form with devices of one kind is, to the solvers, that kind's figures times the
+// device count with the host link as "link", so the results are those of the equivalent
+// accelerators/link spec; devices of several kinds are refused until the solvers price kinds apart.
+//
 // peak_flops_by_type gives the rates of the number formats other than float32, which matrix operators
 // run at (cost_model/README.md, "Compute types"): keys "tf32", "fp16", "bf16", "fp8" (FLOP/s), "int8"
 // and "int4" (operations/s, a multiply-add counting 2 as for FLOPs). A format without a key runs at
@@ -62,12 +80,14 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/problem.h"
 #include "core/status.h"
+#include "core/topology.h"
 #include "cost_model/calibration.h"
 #include "cost_model/roofline.h"
 
@@ -108,6 +128,10 @@ struct DeviceSpec {
   AcceleratorSpec accelerators;
   CpuSpec cpus;
   LinkSpec link;
+  // The topology form: the machine as named devices of kinds and the links between them (the
+  // accelerators above are then the one kind's figures, their count the devices'; link the host's).
+  std::optional<Topology> topology;
+  std::vector<AcceleratorSpec> kinds;  // per topology->kinds, each's figures (count unused)
 
   // The solvers' view: {accelerators.count, accelerators.memory, cpus.count}.
   DeviceSet deviceSet() const;
