@@ -26,6 +26,7 @@
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
+#include "tools/topology_command.h"
 
 namespace placer::cli {
 namespace {
@@ -47,6 +48,8 @@ Usage:
   onnx-placer bound WORKLOAD.json|MODEL.onnx [options]
                                                   a proven lower bound on the optimum
   onnx-placer generate [options]                  a random computation graph as a workload
+  onnx-placer topology SHAPE|PRESET [options]     a machine's devices and links as a device
+                                                  specification (mesh, torus, cluster, random)
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
 
@@ -348,6 +351,7 @@ std::vector<Command> commands() {
           {"place", kPlaceHelp, placeOptions(), runPlace},
           {"inspect", kInspectHelp, inspectOptions(), runInspect},
           {"calibrate", kCalibrateHelp, calibrateOptions(), runCalibrate},
+          {"topology", kTopologyHelp, topologyOptions(), runTopology},
           {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",
