@@ -1,0 +1,281 @@
+// The mapping search of device_mapping.h: a feasibility search per target time inside a binary
+// search, then a search for anything better than the best mapping found.
+#include "solvers/mapping/device_mapping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace placer {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The request checked and flattened: slot k = s·R + r is replica r of stage s.
+struct Instance {
+  const MappingRequest* request = nullptr;
+  const Topology* topology = nullptr;
+  MapCost cost = MapCost::PointToPoint;
+  int stages = 0, replicas = 1, slots = 0, devices = 0;
+  std::vector<std::vector<std::pair<int, double>>> adjacent;  // per stage: (other stage, bytes)
+  std::vector<double> ring_bytes;                             // per stage: 2(R-1)P/R
+};
+
+Expected<Instance> instanceOf(const MappingRequest& request, const Topology& topology) {
+  Instance in;
+  in.request = &request;
+  in.topology = &topology;
+  in.cost = resolveMapCost(request);
+  in.stages = request.graph.stages();
+  in.replicas = request.replicas;
+  in.devices = static_cast<int>(topology.devices.size());
+  if (in.replicas < 1) return invalidInput("mapping: replicas must be at least 1");
+  if (in.stages < 1) return invalidInput("mapping: the stage graph has no stages");
+  in.slots = in.stages * in.replicas;
+  if (in.slots > in.devices) {
+    return invalidInput("mapping: " + std::to_string(in.stages) + " stages x " + std::to_string(in.replicas) +
+                        " replicas need " + std::to_string(in.slots) + " devices; the machine has " +
+                        std::to_string(in.devices));
+  }
+  const StageGraph& g = request.graph;
+  if (g.weight_bytes.size() != g.compute.size()) return invalidInput("mapping: one weight size per stage");
+  for (int s = 0; s < in.stages; ++s) {
+    if (!(g.compute[s] >= 0) || !std::isfinite(g.compute[s]) || !(g.weight_bytes[s] >= 0) ||
+        !std::isfinite(g.weight_bytes[s]))
+      return invalidInput("mapping: stage " + std::to_string(s) + " has a negative or non-finite time or size");
+  }
+  in.adjacent.assign(in.stages, {});
+  for (const StageGraph::Edge& e : g.edges) {
+    if (e.from < 0 || e.to < 0 || e.from >= in.stages || e.to >= in.stages || e.from == e.to)
+      return invalidInput("mapping: an edge joins stage " + std::to_string(e.from) + " to " + std::to_string(e.to));
+    if (!(e.bytes >= 0) || !std::isfinite(e.bytes)) return invalidInput("mapping: an edge has negative or non-finite bytes");
+    in.adjacent[e.from].push_back({e.to, e.bytes});
+    in.adjacent[e.to].push_back({e.from, e.bytes});
+  }
+  for (int s = 0; s < in.stages; ++s) {
+    in.ring_bytes.push_back(in.replicas > 1 ? 2.0 * (in.replicas - 1) * g.weight_bytes[s] / in.replicas : 0.0);
+  }
+  return in;
+}
+
+// Backtracking assignment of the slots, in order, to free devices, every replica's time kept as the
+// sum (P2P) or max (AR) over the neighbours assigned so far.
+class Search {
+ public:
+  Search(const Instance& in, const Budget& budget) : in_(in), budget_(budget) {
+    device_.assign(in.slots, -1);
+    used_.assign(in.devices, false);
+    time_.assign(in.slots, 0.0);
+    for (int k = 0; k < in.slots; ++k) time_[k] = compute(k);
+    ring_.assign(in.stages, 0.0);
+  }
+
+  // A complete mapping whose largest time is at most `target` (strictly below with `strict`); false
+  // when there is none, or when the budget ran out (aborted() says which).
+  bool find(double target, bool strict, std::vector<int>& out) {
+    target_ = target;
+    strict_ = strict;
+    out_ = &out;
+    return place(0);
+  }
+  bool aborted() const { return aborted_; }
+  long long nodes() const { return nodes_; }
+
+ private:
+  double compute(int slot) const { return in_.request->graph.compute[slot / in_.replicas]; }
+  bool over(double value) const { return strict_ ? value >= target_ : value > target_; }
+  double transfer(int a, int b, double bytes) const { return in_.topology->transferSeconds(a, b, bytes); }
+
+  bool place(int slot) {
+    if (slot == in_.slots) {
+      *out_ = device_;
+      return true;
+    }
+    if ((++nodes_ & 1023) == 0 && budget_.exhausted()) aborted_ = true;
+    if (aborted_) return false;
+    const int s = slot / in_.replicas, r = slot % in_.replicas;
+    for (int d = 0; d < in_.devices; ++d) {
+      if (used_[d]) continue;
+      // What assigning `d` adds: transfers to the assigned neighbours (P2P), or the ring pairs
+      // closed (AR).
+      undo_.clear();
+      bool fits = true;
+      device_[slot] = d;
+      if (in_.cost == MapCost::PointToPoint) {
+        for (const auto& [other, bytes] : in_.adjacent[s]) {
+          const int peer = other * in_.replicas + r;
+          if (device_[peer] < 0) continue;
+          const double c = transfer(d, device_[peer], bytes);
+          add(slot, c);
+          add(peer, c);
+          fits = fits && !over(time_[slot]) && !over(time_[peer]);
+        }
+      } else if (in_.replicas > 1) {
+        const int base = s * in_.replicas;
+        for (int neighbour : {(r + 1) % in_.replicas, (r + in_.replicas - 1) % in_.replicas}) {
+          if (device_[base + neighbour] < 0 || neighbour == r) continue;
+          const double c = transfer(d, device_[base + neighbour], in_.ring_bytes[s]);
+          if (c > ring_[s]) {
+            undo_.push_back({-1 - s, ring_[s]});
+            ring_[s] = c;
+          }
+        }
+        fits = !over(in_.request->graph.compute[s] + ring_[s]);
+      }
+      fits = fits && !over(time_[slot]);
+      bool done = false;
+      if (fits) {
+        used_[d] = true;
+        const auto saved = undo_;
+        done = place(slot + 1);
+        undo_ = saved;
+        used_[d] = false;
+      }
+      // Undone on success too: the next search starts from nothing assigned.
+      rollBack();
+      device_[slot] = -1;
+      if (done) return true;
+      if (aborted_) return false;
+    }
+    return false;
+  }
+
+  void add(int slot, double c) {
+    undo_.push_back({slot, time_[slot]});
+    time_[slot] += c;
+  }
+  void rollBack() {
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+      if (it->first >= 0) time_[it->first] = it->second;
+      else ring_[-1 - it->first] = it->second;
+    }
+    undo_.clear();
+  }
+
+  const Instance& in_;
+  const Budget& budget_;
+  std::vector<int> device_;
+  std::vector<bool> used_;
+  std::vector<double> time_;  // per slot: compute + transfers so far (P2P)
+  std::vector<double> ring_;  // per stage: the widest ring transfer so far (AR)
+  std::vector<std::pair<int, double>> undo_;  // (slot, or -1 - stage for a ring) -> old value
+  double target_ = 0;
+  bool strict_ = false;
+  std::vector<int>* out_ = nullptr;
+  bool aborted_ = false;
+  long long nodes_ = 0;
+};
+
+// A bound no mapping beats: every transfer at least the smallest latency plus bytes over the widest
+// bandwidth between two devices.
+double lowerBound(const Instance& in) {
+  double widest = 0, quickest = kInf;
+  for (int a = 0; a < in.devices; ++a) {
+    for (int b = 0; b < in.devices; ++b) {
+      if (a == b) continue;
+      widest = std::max(widest, in.topology->bandwidth(a, b));
+      quickest = std::min(quickest, in.topology->latency(a, b));
+    }
+  }
+  if (in.devices < 2) return 0;
+  auto least = [&](double bytes) { return bytes > 0 ? quickest + bytes / widest : 0.0; };
+  double bound = 0;
+  for (int s = 0; s < in.stages; ++s) {
+    double t = in.request->graph.compute[s];
+    if (in.cost == MapCost::PointToPoint) {
+      for (const auto& [other, bytes] : in.adjacent[s]) t += least(bytes);
+    } else if (in.replicas > 1) {
+      t += least(in.ring_bytes[s]);
+    }
+    bound = std::max(bound, t);
+  }
+  return bound;
+}
+
+std::vector<std::vector<int>> bySlot(const Instance& in, const std::vector<int>& device) {
+  std::vector<std::vector<int>> out(in.stages);
+  for (int k = 0; k < in.slots; ++k) out[k / in.replicas].push_back(device[k]);
+  return out;
+}
+
+}  // namespace
+
+MapCost resolveMapCost(const MappingRequest& request) {
+  if (request.cost != MapCost::Auto) return request.cost;
+  const int R = std::max(1, request.replicas);
+  double all_reduce = 0, between = 0;
+  for (double p : request.graph.weight_bytes) all_reduce += 2.0 * (R - 1) * p / R;
+  for (const StageGraph::Edge& e : request.graph.edges) between += e.bytes;
+  return all_reduce > between ? MapCost::AllReduce : MapCost::PointToPoint;
+}
+
+Mapping evaluateMapping(const MappingRequest& request, const Topology& topology, std::vector<std::vector<int>> device) {
+  Mapping out;
+  out.cost = resolveMapCost(request);
+  const StageGraph& g = request.graph;
+  const int R = request.replicas;
+  out.stage_time.assign(g.stages(), 0.0);
+  for (int s = 0; s < g.stages(); ++s) {
+    double ring = 0;
+    if (out.cost == MapCost::AllReduce && R > 1) {
+      const double bytes = 2.0 * (R - 1) * g.weight_bytes[s] / R;
+      for (int r = 0; r < R; ++r) ring = std::max(ring, topology.transferSeconds(device[s][r], device[s][(r + 1) % R], bytes));
+    }
+    for (int r = 0; r < R; ++r) {
+      double t = g.compute[s] + ring;
+      if (out.cost == MapCost::PointToPoint) {
+        for (const StageGraph::Edge& e : g.edges) {
+          if (e.from == s) t += topology.transferSeconds(device[s][r], device[e.to][r], e.bytes);
+          if (e.to == s) t += topology.transferSeconds(device[s][r], device[e.from][r], e.bytes);
+        }
+      }
+      out.stage_time[s] = std::max(out.stage_time[s], t);
+    }
+    out.max_stage_time = std::max(out.max_stage_time, out.stage_time[s]);
+  }
+  out.device = std::move(device);
+  return out;
+}
+
+Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topology& topology) {
+  auto in = instanceOf(request, topology);
+  if (!in) return in.status();
+  std::vector<int> device(in->slots);
+  for (int k = 0; k < in->slots; ++k) device[k] = k;
+  return evaluateMapping(request, topology, bySlot(*in, device));
+}
+
+Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget) {
+  auto in = instanceOf(request, topology);
+  if (!in) return in.status();
+  auto best = consecutiveMapping(request, topology);
+  if (!best) return best.status();
+  Search search(*in, budget);
+  double low = lowerBound(*in), high = best->max_stage_time;
+  std::vector<int> found;
+  // Targets between the bounds, halving the interval, while it is wider than rounding.
+  for (int step = 0; step < 64 && high - low > 1e-9 * high && !search.aborted(); ++step) {
+    const double target = low + (high - low) / 2;
+    if (search.find(target, false, found)) {
+      Mapping mapping = evaluateMapping(request, topology, bySlot(*in, found));
+      high = mapping.max_stage_time;
+      if (mapping.max_stage_time < best->max_stage_time) *best = std::move(mapping);
+    } else if (!search.aborted()) {
+      low = target;
+    }
+  }
+  // Anything strictly better than the best found? None proves it optimal.
+  while (!search.aborted()) {
+    if (!search.find(best->max_stage_time, true, found)) break;
+    Mapping mapping = evaluateMapping(request, topology, bySlot(*in, found));
+    if (!(mapping.max_stage_time < best->max_stage_time)) break;  // rounding: as good, not better
+    *best = std::move(mapping);
+  }
+  best->optimal = !search.aborted();
+  best->nodes = search.nodes();
+  return best;
+}
+
+}  // namespace placer

@@ -1,0 +1,182 @@
+// The device mapping search against exhaustive search over every assignment of stage replicas to
+// devices (random stage graphs with skip edges; random, grid and DGX-1 machines of up to 8 devices;
+// both costs), never worse than the consecutive mapping, and a hand-computed case.
+#include "solvers/mapping/device_mapping.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+
+namespace placer::testing {
+namespace {
+
+Topology finished(Topology t) {
+  EXPECT_TRUE(t.finish());
+  return t;
+}
+
+// `devices` devices, every pair linked with probability 1/2 at 1..50 GB/s, all on a slow host link.
+Topology randomMachine(int devices, std::mt19937& rng) {
+  Topology t;
+  t.kinds = {"a"};
+  for (int i = 0; i < devices; ++i) t.devices.push_back({"d" + std::to_string(i), 0});
+  for (int i = 0; i < devices; ++i) t.links.push_back({i, devices, 1e9, 1e-5});
+  for (int a = 0; a < devices; ++a) {
+    for (int b = a + 1; b < devices; ++b) {
+      if (rng() % 2) t.links.push_back({a, b, 1e9 * (1 + rng() % 50), 1e-6});
+    }
+  }
+  return finished(t);
+}
+
+// A 2 x 4 mesh at 10 GB/s.
+Topology mesh2x4() {
+  Topology t;
+  t.kinds = {"a"};
+  for (int i = 0; i < 8; ++i) t.devices.push_back({"d" + std::to_string(i), 0});
+  for (int i = 0; i < 8; ++i) t.links.push_back({i, 8, 1e9, 1e-5});
+  for (int i = 0; i < 8; ++i) {
+    if (i % 4 != 3) t.links.push_back({i, i + 1, 1e10, 1e-6});
+    if (i < 4) t.links.push_back({i, i + 4, 1e10, 1e-6});
+  }
+  return finished(t);
+}
+
+// A chain of `stages` with skip edges, random times, tensors and weights.
+StageGraph randomStages(int stages, std::mt19937& rng) {
+  StageGraph g;
+  for (int s = 0; s < stages; ++s) {
+    g.compute.push_back(1e-3 * (1 + rng() % 20));
+    g.weight_bytes.push_back(1e6 * (rng() % 200));
+  }
+  for (int s = 0; s + 1 < stages; ++s) g.edges.push_back({s, s + 1, 1e5 * (1 + rng() % 300)});
+  for (int s = 0; s + 2 < stages; ++s) {
+    if (rng() % 3 == 0) g.edges.push_back({s, s + 2 + static_cast<int>(rng() % (stages - s - 2)), 1e5 * (rng() % 100)});
+  }
+  return g;
+}
+
+// The smallest max over every injective assignment of the S·R replicas to devices.
+double exhaustive(const MappingRequest& request, const Topology& t) {
+  const int S = request.graph.stages(), R = request.replicas, D = static_cast<int>(t.devices.size());
+  std::vector<int> slot(S * R, -1);
+  std::vector<bool> used(D, false);
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(int)> go = [&](int k) {
+    if (k == S * R) {
+      std::vector<std::vector<int>> device(S);
+      for (int i = 0; i < S * R; ++i) device[i / R].push_back(slot[i]);
+      best = std::min(best, evaluateMapping(request, t, device).max_stage_time);
+      return;
+    }
+    for (int d = 0; d < D; ++d) {
+      if (used[d]) continue;
+      used[d] = true;
+      slot[k] = d;
+      go(k + 1);
+      used[d] = false;
+    }
+  };
+  go(0);
+  return best;
+}
+
+// Checks the search against exhaustive search; true when it beats the consecutive mapping.
+bool checkOptimal(const MappingRequest& request, const Topology& t, const std::string& what) {
+  auto found = optimalMapping(request, t, Budget::unlimited());
+  auto consecutive = consecutiveMapping(request, t);
+  if (!found || !consecutive) {
+    ADD_FAILURE() << what << ": " << (found ? consecutive.status() : found.status()).message();
+    return false;
+  }
+  EXPECT_TRUE(found->optimal) << what;
+  const double truth = exhaustive(request, t);
+  EXPECT_NEAR(found->max_stage_time, truth, 1e-12 * truth) << what;
+  EXPECT_LE(found->max_stage_time, consecutive->max_stage_time) << what;
+  // The mapping it reports has the time it reports, on distinct devices.
+  EXPECT_DOUBLE_EQ(evaluateMapping(request, t, found->device).max_stage_time, found->max_stage_time) << what;
+  std::vector<int> all;
+  for (const auto& replicas : found->device) all.insert(all.end(), replicas.begin(), replicas.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end()) << what;
+  return found->max_stage_time < consecutive->max_stage_time;
+}
+
+TEST(DeviceMapping, EqualsExhaustiveSearchOnRandomInstances) {
+  int improved = 0, cases = 0;
+  for (int seed = 0; seed < 60; ++seed) {
+    std::mt19937 rng(seed);
+    const int devices = 3 + static_cast<int>(rng() % 6);  // 3..8
+    const Topology t = seed % 3 == 2 ? mesh2x4() : randomMachine(devices, rng);
+    const int D = static_cast<int>(t.devices.size());
+    MappingRequest request;
+    request.replicas = seed % 4 == 3 ? 2 : 1;
+    const int stages = std::max(1, static_cast<int>(1 + rng() % D) / request.replicas);
+    request.graph = randomStages(stages, rng);
+    for (MapCost cost : {MapCost::PointToPoint, MapCost::AllReduce}) {
+      request.cost = cost;
+      improved += checkOptimal(request, t, "seed " + std::to_string(seed) + (cost == MapCost::AllReduce ? " AR" : " P2P"));
+      ++cases;
+    }
+  }
+  // The instances are not ones the consecutive mapping already solves.
+  EXPECT_GT(improved, cases / 3) << improved << " of " << cases;
+}
+
+// Three stages in a chain on a line of three devices a - b - c whose a-b link is fast and b-c slow;
+// the consecutive mapping puts the heavy edge (stage 1 -> 2) on b-c, the best mapping on a-b.
+TEST(DeviceMapping, HandComputedLine) {
+  Topology t;
+  t.kinds = {"a"};
+  for (const char* name : {"a", "b", "c"}) t.devices.push_back({name, 0});
+  t.links = {{0, 1, 1e10, 0}, {1, 2, 1e9, 0}, {0, 3, 1e8, 0}, {1, 3, 1e8, 0}, {2, 3, 1e8, 0}};
+  ASSERT_TRUE(t.finish());
+  MappingRequest request;
+  request.graph.compute = {1e-3, 1e-3, 1e-3};
+  request.graph.weight_bytes = {0, 0, 0};
+  request.graph.edges = {{0, 1, 1e6}, {1, 2, 1e8}};
+  request.cost = MapCost::PointToPoint;
+  auto consecutive = consecutiveMapping(request, t);
+  ASSERT_TRUE(consecutive);
+  // Stage 1 on b: 1 ms + 1 MB at 10 GB/s (0.1 ms) + 100 MB at 1 GB/s (100 ms).
+  EXPECT_DOUBLE_EQ(consecutive->max_stage_time, 1e-3 + 1e-4 + 1e-1);
+  auto best = optimalMapping(request, t, Budget::unlimited());
+  ASSERT_TRUE(best);
+  // Stages 1 and 2 on a and b (either way round), stage 0 on c: the 100 MB at 10 GB/s (10 ms);
+  // stage 0's 1 MB crosses c-b (1 GB/s, 1 ms) or c-b-a.
+  EXPECT_DOUBLE_EQ(best->max_stage_time, 1e-3 + 1e-3 + 1e-2);
+  EXPECT_TRUE(best->optimal);
+}
+
+TEST(DeviceMapping, AutoPicksTheCostWithMoreTraffic) {
+  MappingRequest request;
+  request.replicas = 2;
+  request.graph.compute = {1, 1};
+  request.graph.weight_bytes = {1e6, 1e6};  // all-reduce: 2 x 2(2-1)/2 x 1 MB = 2 MB
+  request.graph.edges = {{0, 1, 1e5}};
+  EXPECT_EQ(resolveMapCost(request), MapCost::AllReduce);
+  request.graph.edges = {{0, 1, 1e7}};
+  EXPECT_EQ(resolveMapCost(request), MapCost::PointToPoint);
+}
+
+TEST(DeviceMapping, RefusesWhatCannotBeMapped) {
+  MappingRequest request;
+  request.graph.compute = {1, 1, 1};
+  request.graph.weight_bytes = {0, 0, 0};
+  Topology two = uniformTopology(2, 1e9, 0);
+  ASSERT_TRUE(two.finish());
+  auto refused = optimalMapping(request, two, Budget::unlimited());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("need 3 devices; the machine has 2"), std::string::npos);
+  request.graph.compute = {1, 1};
+  request.graph.weight_bytes = {0, 0};
+  request.graph.edges = {{0, 0, 1}};
+  EXPECT_FALSE(optimalMapping(request, two, Budget::unlimited()));
+}
+
+}  // namespace
+}  // namespace placer::testing
