@@ -24,6 +24,7 @@ struct PlannedStage {
   std::string label;   // "stage<k>" or "cpu<j>"
   double seconds = 0;  // estimated time per sample of the device (its load)
   double memory = 0;   // bytes of weights the device holds
+  double compute = 0;  // of `seconds`, the operators' time (the rest is communication)
 };
 
 struct PlacementPlan {

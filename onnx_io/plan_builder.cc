@@ -26,7 +26,8 @@ PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve
     const std::string label = planned.accelerator ? "stage" + std::to_string(plan.stages.size())
                                                   : "cpu" + std::to_string(planned.index);
     plan.stages.push_back(
-        {device, label, evaluation.devices[device].load, evaluation.devices[device].memory});
+        {device, label, evaluation.devices[device].load, evaluation.devices[device].memory,
+         evaluation.devices[device].compute});
   }
   for (int stage : placement.stage_of)
     plan.stage_of_node.push_back(renumber.at(stage));

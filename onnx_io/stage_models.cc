@@ -274,6 +274,7 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     stage["device"] = plan.devices[planned.device].name;
     stage["estimated_seconds"] = planned.seconds;
     stage["memory_bytes"] = planned.memory;
+    stage["compute_seconds"] = planned.compute;
     if (!built.models[k].data.empty()) {
       Json data_files = Json::array();
       for (const DataFile& file : built.models[k].data) data_files.push_back(file.name);

@@ -37,7 +37,7 @@ std::string writeModel(const std::string& text, const std::string& name, void (*
 PlacementPlan halves(const OnnxGraph& graph) {
   PlacementPlan plan;
   plan.devices = {PlannedDevice{"gpu:0", true, 0}, PlannedDevice{"gpu:1", true, 1}};
-  plan.stages = {PlannedStage{0, "stage0", 1, 1}, PlannedStage{1, "stage1", 1, 1}};
+  plan.stages = {PlannedStage{0, "stage0", 1, 1, 0}, PlannedStage{1, "stage1", 1, 1, 0}};
   const int n = static_cast<int>(graph.nodes.size());
   for (int i = 0; i < n; ++i) plan.stage_of_node.push_back(i < n / 2 ? 0 : 1);
   return plan;

@@ -123,7 +123,7 @@ inline PlacementPlan chunkPlan(const OnnxGraph& graph, int k) {
   k = std::max(1, std::min(k, n));
   for (int s = 0; s < k; ++s) {
     plan.devices.push_back(PlannedDevice{"gpu:" + std::to_string(s), true, s});
-    plan.stages.push_back(PlannedStage{s, "stage" + std::to_string(s), 1e-3, 0});
+    plan.stages.push_back(PlannedStage{s, "stage" + std::to_string(s), 1e-3, 0, 0});
   }
   for (int i = 0; i < n; ++i)
     plan.stage_of_node.push_back(i * k / n);

@@ -70,7 +70,7 @@ TEST(PlacementStrings, StagesAlongModulesGiveBothStringsAndTheToolsReproduceThem
   ASSERT_TRUE(graph.hasValue()) << graph.status().message();
   PlacementPlan plan;
   plan.devices = {PlannedDevice{"gpu:0", true, 0}, PlannedDevice{"gpu:1", true, 1}, PlannedDevice{"cpu", false, 0}};
-  plan.stages = {PlannedStage{2, "cpu0", 1, 1}, PlannedStage{0, "stage1", 1, 1}, PlannedStage{1, "stage2", 1, 1}};
+  plan.stages = {PlannedStage{2, "cpu0", 1, 1, 0}, PlannedStage{0, "stage1", 1, 1, 0}, PlannedStage{1, "stage2", 1, 1, 0}};
   // Layers 0-1 with the embedding on the CPU, layer 2 on gpu:0, the rest on gpu:1 (model order).
   int stage = 0;
   for (const OnnxNode& node : graph->nodes) {
@@ -100,7 +100,7 @@ TEST(PlacementStrings, CutsInsideModulesAreSaidSoAndLeftOut) {
   ASSERT_TRUE(graph.hasValue());
   PlacementPlan plan;
   plan.devices = {PlannedDevice{"gpu:0", true, 0}, PlannedDevice{"gpu:1", true, 1}};
-  plan.stages = {PlannedStage{0, "stage0", 1, 1}, PlannedStage{1, "stage1", 1, 1}};
+  plan.stages = {PlannedStage{0, "stage0", 1, 1, 0}, PlannedStage{1, "stage1", 1, 1, 0}};
   const int n = static_cast<int>(graph->nodes.size());
   for (int i = 0; i < n; ++i) plan.stage_of_node.push_back(i * 2 < n ? 0 : 1);
   const PlacementStrings strings = placementStrings(*graph, plan);

@@ -37,7 +37,7 @@ PlacementPlan planFrom(std::vector<int> stage_of_node) {
       stage_of_node.empty() ? 1 : *std::max_element(stage_of_node.begin(), stage_of_node.end()) + 1;
   for (int k = 0; k < stages; ++k) {
     plan.devices.push_back(PlannedDevice{"gpu:" + std::to_string(k), true, k});
-    plan.stages.push_back(PlannedStage{k, "stage" + std::to_string(k), 0.25 * (k + 1), 1e6 * (k + 1)});
+    plan.stages.push_back(PlannedStage{k, "stage" + std::to_string(k), 0.25 * (k + 1), 1e6 * (k + 1), 0});
   }
   plan.stage_of_node = std::move(stage_of_node);
   plan.algorithm = "hand";

@@ -62,7 +62,7 @@ PlacementPlan chunks(const OnnxGraph& graph, int k) {
   const int n = static_cast<int>(graph.nodes.size());
   for (int s = 0; s < k; ++s) {
     plan.devices.push_back(PlannedDevice{"gpu:" + std::to_string(s), true, s});
-    plan.stages.push_back(PlannedStage{s, "stage" + std::to_string(s), 1.0, 1e6});
+    plan.stages.push_back(PlannedStage{s, "stage" + std::to_string(s), 1.0, 1e6, 0});
   }
   for (int i = 0; i < n; ++i) plan.stage_of_node.push_back(i * k / n);
   plan.algorithm = "hand";
