@@ -26,6 +26,7 @@
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
+#include "tools/map_command.h"
 #include "tools/topology_command.h"
 
 namespace placer::cli {
@@ -50,6 +51,8 @@ Usage:
   onnx-placer generate [options]                  a random computation graph as a workload
   onnx-placer topology SHAPE|PRESET [options]     a machine's devices and links as a device
                                                   specification (mesh, torus, cluster, random)
+  onnx-placer map STAGES.json --topology T [options]
+                                                  the device of each pipeline stage on a machine
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
 
@@ -352,6 +355,7 @@ std::vector<Command> commands() {
           {"inspect", kInspectHelp, inspectOptions(), runInspect},
           {"calibrate", kCalibrateHelp, calibrateOptions(), runCalibrate},
           {"topology", kTopologyHelp, topologyOptions(), runTopology},
+          {"map", kMapHelp, mapOptions(), runMap},
           {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",

@@ -1,0 +1,145 @@
+#include "api/mapping.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "onnx_io/input_file.h"
+#include "onnx_io/json_text.h"
+
+namespace placer::api {
+
+namespace {
+
+using Json = nlohmann::json;
+
+Expected<double> number(const Json& object, const char* key, const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return invalidInput(where + "." + key + ": missing, or not a number");
+  const double value = it->get<double>();
+  if (!std::isfinite(value) || value < 0) return invalidInput(where + "." + key + " must be a finite number >= 0");
+  return value;
+}
+
+// The simple form: stages with compute and weight_bytes, edges with from, to, bytes.
+Expected<StageGraph> simpleForm(const Json& root, const std::string& source) {
+  StageGraph g;
+  const Json& stages = root.at("stages");
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const std::string where = source + ": stages[" + std::to_string(s) + "]";
+    auto compute = number(stages[s], "compute", where);
+    if (!compute) return compute.status();
+    auto weights = number(stages[s], "weight_bytes", where);
+    if (!weights) return weights.status();
+    g.compute.push_back(*compute);
+    g.weight_bytes.push_back(*weights);
+  }
+  if (!root.contains("edges")) return g;
+  if (!root["edges"].is_array()) return invalidInput(source + ": edges must be an array");
+  for (std::size_t e = 0; e < root["edges"].size(); ++e) {
+    const Json& edge = root["edges"][e];
+    const std::string where = source + ": edges[" + std::to_string(e) + "]";
+    auto from = number(edge, "from", where), to = number(edge, "to", where), bytes = number(edge, "bytes", where);
+    if (!from || !to || !bytes) return (!from ? from : !to ? to : bytes).status();
+    if (*from != std::floor(*from) || *to != std::floor(*to) || *from >= static_cast<double>(g.stages()) ||
+        *to >= static_cast<double>(g.stages()) || *from == *to)
+      return invalidInput(where + ": from and to must be two different stage indices");
+    g.edges.push_back({static_cast<int>(*from), static_cast<int>(*to), *bytes});
+  }
+  return g;
+}
+
+// pipeline.json: compute_seconds (or estimated_seconds), memory_bytes, and the inputs from earlier
+// stages, their bytes summed per pair of stages.
+Expected<StageGraph> manifestForm(const Json& root, const std::string& source) {
+  StageGraph g;
+  const Json& stages = root.at("stages");
+  std::map<std::pair<int, int>, double> between;
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const std::string where = source + ": stages[" + std::to_string(s) + "]";
+    const bool has_compute = stages[s].contains("compute_seconds");
+    auto compute = number(stages[s], has_compute ? "compute_seconds" : "estimated_seconds", where);
+    if (!compute) return compute.status();
+    auto weights = number(stages[s], "memory_bytes", where);
+    if (!weights) return weights.status();
+    g.compute.push_back(*compute);
+    g.weight_bytes.push_back(*weights);
+    if (!stages[s].contains("inputs") || !stages[s]["inputs"].is_array())
+      return invalidInput(where + ".inputs: missing, or not an array");
+    for (const Json& input : stages[s]["inputs"]) {
+      auto from = input.find("from_stage");
+      if (from == input.end() || from->is_null()) continue;
+      if (!from->is_number_integer() || from->get<int>() < 0 || from->get<std::size_t>() >= s)
+        return invalidInput(where + ".inputs: from_stage must be an earlier stage");
+      const auto bytes = input.find("bytes");
+      const double b = bytes != input.end() && bytes->is_number() ? bytes->get<double>() : 0.0;
+      between[{from->get<int>(), static_cast<int>(s)}] += b;
+    }
+  }
+  for (const auto& [pair, bytes] : between) g.edges.push_back({pair.first, pair.second, bytes});
+  return g;
+}
+
+std::string deviceName(const Topology& t, int d) { return t.devices[d].name; }
+
+}  // namespace
+
+Expected<StageGraph> readStageGraph(const std::filesystem::path& path) {
+  auto text = readInputFile(path, kMaxTextBytes);
+  if (!text) return text.status();
+  const std::string source = path.string();
+  auto root = parseJsonRejectingDuplicates<Json>(*text, source, [](const std::vector<std::string>& keys) {
+    std::string dotted;
+    for (const std::string& k : keys) dotted += (dotted.empty() ? "" : ".") + k;
+    return dotted;
+  });
+  if (!root) return root.status();
+  if (!root->is_object() || !root->contains("stages") || !(*root)["stages"].is_array() || (*root)["stages"].empty())
+    return invalidInput(source + ": expected an object with a non-empty \"stages\" array");
+  const Json& first = (*root)["stages"][0];
+  if (!first.is_object()) return invalidInput(source + ": stages[0] must be an object");
+  return first.contains("compute") ? simpleForm(*root, source) : manifestForm(*root, source);
+}
+
+Topology topologyOf(const DeviceSpec& spec) {
+  if (spec.topology) return *spec.topology;
+  Topology t = uniformTopology(spec.accelerators.count, spec.link.bandwidth, spec.link.latency);
+  (void)t.finish();  // a host star of positive bandwidths is always well formed
+  return t;
+}
+
+Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology, const Budget& budget) {
+  const auto start = std::chrono::steady_clock::now();
+  auto consecutive = consecutiveMapping(request, topology);
+  if (!consecutive) return consecutive.status();
+  auto best = optimalMapping(request, topology, budget);
+  if (!best) return best.status();
+  auto names = [&](const Mapping& m) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& replicas : m.device) {
+      if (replicas.size() == 1) {
+        out.push_back(deviceName(topology, replicas.front()));
+        continue;
+      }
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (int d : replicas) list.push_back(deviceName(topology, d));
+      out.push_back(std::move(list));
+    }
+    return out;
+  };
+  nlohmann::ordered_json out;
+  out["mapping"] = names(*best);
+  out["maxStageTime"] = best->max_stage_time;
+  out["consecutiveMaxStageTime"] = consecutive->max_stage_time;
+  out["speedup"] = best->max_stage_time > 0 ? consecutive->max_stage_time / best->max_stage_time : 1.0;
+  out["status"] = best->optimal ? "optimal" : "time-limit";
+  out["cost"] = best->cost == MapCost::AllReduce ? "allreduce" : "p2p";
+  out["replicas"] = request.replicas;
+  out["stageTimes"] = best->stage_time;
+  out["consecutiveMapping"] = names(*consecutive);
+  out["searchNodes"] = best->nodes;
+  out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace placer::api

@@ -1,0 +1,39 @@
+// The device-mapping facade (issue 30): a stage graph read from a file, mapped onto a machine, and
+// the result as JSON (`onnx-placer map`).
+//
+// A stage graph file is either the pipeline.json that --stages-dir writes (per stage its
+// compute_seconds, or estimated_seconds in files written before it had them, its memory_bytes as the
+// weights an all-reduce moves, and the bytes of each input that comes from an earlier stage) or
+//   {"stages": [{"compute": seconds, "weight_bytes": bytes}, ...],
+//    "edges": [{"from": i, "to": j, "bytes": b}, ...]}
+// Errors name the file and the field.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/budget.h"
+#include "core/status.h"
+#include "core/topology.h"
+#include "cost_model/device_spec.h"
+#include "solvers/mapping/device_mapping.h"
+
+namespace placer::api {
+
+Expected<StageGraph> readStageGraph(const std::filesystem::path& path);
+
+// The machine a specification describes: its topology, or for a specification without one the
+// host star of its accelerators (uniformTopology).
+Topology topologyOf(const DeviceSpec& spec);
+
+// Maps `request` onto `topology` (optimalMapping, with the consecutive mapping beside it) and
+// returns {"mapping": [device names per stage; per stage a list of them with replicas],
+// "maxStageTime", "consecutiveMaxStageTime", "speedup", "status" ("optimal" or "time-limit"),
+// "cost" ("p2p" or "allreduce"), "replicas", "stageTimes", "consecutiveMapping", "searchNodes",
+// "seconds"}.
+Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology,
+                                          const Budget& budget);
+
+}  // namespace placer::api
