@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <random>
@@ -150,6 +151,34 @@ TEST(DeviceMapping, HandComputedLine) {
   // stage 0's 1 MB crosses c-b (1 GB/s, 1 ms) or c-b-a.
   EXPECT_DOUBLE_EQ(best->max_stage_time, 1e-3 + 1e-3 + 1e-2);
   EXPECT_TRUE(best->optimal);
+}
+
+// Stopped by the budget (an instance far too large to search in a millisecond, or a stop flag set
+// before the call): the best mapping so far, never worse than the consecutive one, not claimed
+// optimal.
+TEST(DeviceMapping, StoppedEarlyItKeepsTheBestSoFarAndSaysSo) {
+  std::mt19937 rng(11);
+  Topology t;
+  t.kinds = {"a"};
+  const int devices = 24;
+  for (int i = 0; i < devices; ++i) t.devices.push_back({"d" + std::to_string(i), 0});
+  for (int i = 0; i < devices; ++i) t.links.push_back({i, devices, 1e9, 1e-5});
+  for (int a = 0; a < devices; ++a) {
+    for (int b = a + 1; b < devices; ++b) t.links.push_back({a, b, 1e9 * (1 + rng() % 50), 1e-6});
+  }
+  ASSERT_TRUE(t.finish());
+  MappingRequest request;
+  request.graph = randomStages(24, rng);
+  request.cost = MapCost::PointToPoint;
+  auto consecutive = consecutiveMapping(request, t);
+  ASSERT_TRUE(consecutive);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::atomic<bool> stop{attempt == 1};
+    auto found = optimalMapping(request, t, Budget(attempt == 0 ? 1e-3 : 60, &stop));
+    ASSERT_TRUE(found) << found.status().message();
+    EXPECT_FALSE(found->optimal);
+    EXPECT_LE(found->max_stage_time, consecutive->max_stage_time);
+  }
 }
 
 TEST(DeviceMapping, AutoPicksTheCostWithMoreTraffic) {
