@@ -61,8 +61,9 @@ class OutputTransaction {
 
   // Writes `files` (name, bytes) and `data` into a temporary directory beside `dir`, which replaces
   // `dir` whole on commit. A name may hold subdirectories ("m/1/model.onnx"); one ending in '/' is an
-  // empty directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` must
-  // accept it (say, it holds nothing but what an earlier run wrote there).
+  // empty directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` (when
+  // not null) must accept it: say, it holds nothing but what an earlier run wrote there
+  // (replaceableAsStageDirectory in stage_directory.h, replaceableAsTritonRepository below).
   Status stageDirectory(const std::filesystem::path& dir,
                         const std::vector<std::pair<std::string, std::string_view>>& files,
                         const std::vector<DataFile>& data, bool replace_any,
