@@ -64,11 +64,14 @@ Status Topology::finish() {
     adjacent[link.a].push_back(&link);
     adjacent[link.b].push_back(&link);
   }
-  routes_.assign(static_cast<std::size_t>(n) * n, Route{0, kInf, 0});
+  routes_.assign(static_cast<std::size_t>(n) * n, Route{0, kInf, 0, 0});
+  trees_.assign(static_cast<std::size_t>(n) * n, TreeStep{});
   for (int source = 0; source < n; ++source) {
     Route* row = &routes_[static_cast<std::size_t>(source) * n];
+    TreeStep* tree = &trees_[static_cast<std::size_t>(source) * n];
     std::vector<bool> settled(n, false);
-    row[source] = Route{kInf, 0, 0};
+    for (int v = 0; v < n; ++v) row[v].tree = source;
+    row[source] = Route{kInf, 0, 0, source};
     for (int step = 0; step < n; ++step) {
       int best = -1;
       for (int v = 0; v < n; ++v) {
@@ -85,8 +88,10 @@ Status Topology::finish() {
         const double bandwidth = std::min(row[best].bandwidth, link->bandwidth);
         const double latency = row[best].latency + link->latency;
         const int hops = row[best].hops + 1;
-        if (row[next].bandwidth <= 0 || better(bandwidth, latency, hops, row[next].bandwidth, row[next].latency, row[next].hops))
-          row[next] = Route{bandwidth, latency, hops};
+        if (row[next].bandwidth <= 0 || better(bandwidth, latency, hops, row[next].bandwidth, row[next].latency, row[next].hops)) {
+          row[next] = Route{bandwidth, latency, hops, source};
+          tree[next] = TreeStep{best, static_cast<int>(link - links.data())};
+        }
       }
     }
   }
@@ -107,6 +112,19 @@ Status Topology::finish() {
     }
   }
   return Status::ok();
+}
+
+std::vector<int> Topology::path(int from, int to) const {
+  std::vector<int> out;
+  if (from == to) return out;
+  const Route& r = route(from, to);
+  // Walk the realising tree from the far end back to its source.
+  const int source = r.tree, end = source == from ? to : from;
+  const TreeStep* tree = &trees_[static_cast<std::size_t>(source) * nodeCount()];
+  for (int node = end; node != source && tree[node].link >= 0; node = tree[node].previous) out.push_back(tree[node].link);
+  // From `to`'s tree the walk already runs from `from` to `to`; from `from`'s it runs backwards.
+  if (source == from) std::reverse(out.begin(), out.end());
+  return out;
 }
 
 double Topology::transferSeconds(int from, int to, double bytes) const {

@@ -57,6 +57,10 @@ class Topology {
   // latency + bytes / bandwidth along the route; 0 from a node to itself or for no bytes.
   double transferSeconds(int from, int to, double bytes) const;
 
+  // The links (indices into `links`) of the route from `from` to `to`, in order; empty from a node
+  // to itself.
+  std::vector<int> path(int from, int to) const;
+
   // The same machine with only its first `count` devices (their links, the switches and the host).
   Expected<Topology> firstDevices(int count) const;
 
@@ -70,9 +74,15 @@ class Topology {
     double bandwidth = 0;  // +inf from a node to itself
     double latency = 0;
     int hops = 0;
+    int tree = 0;  // whose search tree realises it: `from`'s, or `to`'s (the path reversed)
+  };
+  struct TreeStep {
+    int previous = -1;  // the node before this one on the path from the tree's source
+    int link = -1;      // the link between them
   };
   const Route& route(int from, int to) const { return routes_[static_cast<std::size_t>(from) * nodeCount() + to]; }
-  std::vector<Route> routes_;  // nodeCount() x nodeCount(), row `from`
+  std::vector<Route> routes_;     // nodeCount() x nodeCount(), row `from`
+  std::vector<TreeStep> trees_;  // nodeCount() x nodeCount(): the search tree from each node
 };
 
 // `accelerators` devices of one kind, each linked to the host only, at `bandwidth` and `latency`:

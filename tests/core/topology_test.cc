@@ -58,6 +58,22 @@ TEST(Topology, Dgx1PairWithoutADirectNvLinkTakesTheWidestPath) {
   EXPECT_EQ(t.hops(0, 3), 1);
   EXPECT_EQ(t.bandwidth(0, 1), 2 * kNvLink) << "0-3-2-1 is all double links";
   EXPECT_EQ(t.hops(0, 1), 3);
+  // The route's links, in order, join gpu0 to gpu5, each a double link; the reverse route is the
+  // same links reversed.
+  const std::vector<int> path = t.path(0, 5);
+  ASSERT_EQ(path.size(), 4u);
+  int at = 0;
+  for (int l : path) {
+    const TopologyLink& link = t.links[l];
+    ASSERT_TRUE(link.a == at || link.b == at);
+    at = link.a == at ? link.b : link.a;
+    EXPECT_EQ(link.bandwidth, 2 * kNvLink);
+  }
+  EXPECT_EQ(at, 5);
+  std::vector<int> back = t.path(5, 0);
+  std::reverse(back.begin(), back.end());
+  EXPECT_EQ(back, path);
+  EXPECT_TRUE(t.path(3, 3).empty());
   // To the host, its own PCIe link; to itself, nothing.
   EXPECT_EQ(t.bandwidth(0, t.hostNode()), 12e9);
   EXPECT_EQ(t.transferSeconds(2, 2, bytes), 0);
@@ -133,6 +149,20 @@ TEST(Topology, WidestPathEqualsBruteForceOnRandomGraphs) {
         if (a == b) continue;
         EXPECT_EQ(t.bandwidth(a, b), bruteForceWidest(t, a, b)) << "seed " << seed << " " << a << "->" << b;
         EXPECT_EQ(t.bandwidth(a, b), t.bandwidth(b, a));
+        // The route's links lead from a to b, with the route's bandwidth, latency and hops.
+        double narrowest = std::numeric_limits<double>::infinity(), latency = 0;
+        int at = a;
+        for (int l : t.path(a, b)) {
+          const TopologyLink& link = t.links[l];
+          ASSERT_TRUE(link.a == at || link.b == at) << "seed " << seed;
+          at = link.a == at ? link.b : link.a;
+          narrowest = std::min(narrowest, link.bandwidth);
+          latency += link.latency;
+        }
+        EXPECT_EQ(at, b);
+        EXPECT_EQ(narrowest, t.bandwidth(a, b));
+        EXPECT_DOUBLE_EQ(latency, t.latency(a, b));
+        EXPECT_EQ(static_cast<int>(t.path(a, b).size()), t.hops(a, b));
       }
     }
   }
