@@ -48,17 +48,8 @@ std::vector<std::pair<int, bool>> stageOrder(int s, int stages, int M, PipelineS
   return order;
 }
 
-}  // namespace
-
-Expected<PipelineSchedule> parsePipelineSchedule(const std::string& text) {
-  if (text == "inference") return PipelineSchedule::Inference;
-  if (text == "gpipe") return PipelineSchedule::GPipe;
-  if (text == "1f1b") return PipelineSchedule::OneFOneB;
-  return invalidInput("schedule must be inference, gpipe or 1f1b (got \"" + text + "\")");
-}
-
-Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const Topology& topology, int M,
-                                           PipelineSchedule schedule) {
+// The refusals of simulatePipeline (pipeline_simulator.h).
+Status checkPipeline(const SimulatedPipeline& p, const Topology& topology, int M, PipelineSchedule schedule) {
   const int S = static_cast<int>(p.device.size());
   const bool training = schedule != PipelineSchedule::Inference;
   if (S < 1 || M < 1) return invalidInput("simulation: needs at least one stage and one micro-batch");
@@ -70,10 +61,28 @@ Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const To
   for (int s = 0; s < S; ++s) {
     if (p.device[s] < 0 || p.device[s] >= static_cast<int>(topology.devices.size()))
       return invalidInput("simulation: stage " + std::to_string(s) + " has no device of the machine");
-    for (double t : {p.forward[s], training ? p.backward[s] : 0.0, s + 1 < S ? p.bytes[s] : 0.0}) {
+    for (double t : {p.forward[s], training ? p.backward[s] : 0.0, s + 1 < S ? p.bytes[s] : 0.0,
+                     p.allreduce.empty() ? 0.0 : p.allreduce[s]}) {
       if (!(t >= 0) || !std::isfinite(t)) return invalidInput("simulation: a negative or non-finite time or size");
     }
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<PipelineSchedule> parsePipelineSchedule(const std::string& text) {
+  if (text == "inference") return PipelineSchedule::Inference;
+  if (text == "gpipe") return PipelineSchedule::GPipe;
+  if (text == "1f1b") return PipelineSchedule::OneFOneB;
+  return invalidInput("schedule must be inference, gpipe or 1f1b (got \"" + text + "\")");
+}
+
+Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const Topology& topology, int M,
+                                           PipelineSchedule schedule) {
+  if (Status s = checkPipeline(p, topology, M, schedule); !s) return s;
+  const int S = static_cast<int>(p.device.size());
+  const bool training = schedule != PipelineSchedule::Inference;
   // The operations: compute[s][m][backward?] and the transfers between stages.
   std::vector<Op> ops;
   auto index = [&](int kind, int s, int m) { return (kind * S + s) * M + m; };  // kind 0 F, 1 B, 2 Tf, 3 Tb
