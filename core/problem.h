@@ -33,11 +33,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/infinity.h"
 #include "core/status.h"
 
 namespace placer {
-
-inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 struct OpNode {
   std::string name;

@@ -6,11 +6,12 @@
 #include <set>
 #include <tuple>
 
+#include "core/infinity.h"
+
 namespace placer {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A route's label: wider first, then lower latency, then fewer links.
 bool better(double bandwidth, double latency, int hops, double other_bandwidth, double other_latency, int other_hops) {
@@ -64,14 +65,14 @@ Status Topology::finish() {
     adjacent[link.a].push_back(&link);
     adjacent[link.b].push_back(&link);
   }
-  routes_.assign(static_cast<std::size_t>(n) * n, Route{0, kInf, 0, 0});
+  routes_.assign(static_cast<std::size_t>(n) * n, Route{0, kInfinity, 0, 0});
   trees_.assign(static_cast<std::size_t>(n) * n, TreeStep{});
   for (int source = 0; source < n; ++source) {
     Route* row = &routes_[static_cast<std::size_t>(source) * n];
     TreeStep* tree = &trees_[static_cast<std::size_t>(source) * n];
     std::vector<bool> settled(n, false);
     for (int v = 0; v < n; ++v) row[v].tree = source;
-    row[source] = Route{kInf, 0, 0, source};
+    row[source] = Route{kInfinity, 0, 0, source};
     for (int step = 0; step < n; ++step) {
       int best = -1;
       for (int v = 0; v < n; ++v) {
@@ -130,7 +131,7 @@ std::vector<int> Topology::path(int from, int to) const {
 double Topology::transferSeconds(int from, int to, double bytes) const {
   if (from == to || bytes <= 0) return 0;
   const Route& r = route(from, to);
-  if (r.bandwidth <= 0) return kInf;
+  if (r.bandwidth <= 0) return kInfinity;
   return r.latency + bytes / r.bandwidth;
 }
 

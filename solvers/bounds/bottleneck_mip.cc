@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "core/evaluate.h"
+#include "solvers/bounds/round_off.h"
 #include "solvers/mip.h"
 
 namespace placer {
 
 namespace {
 
-constexpr double kSafety = 1e-9;  // as the simple bound: round-off never lifts a bound above an optimum
 
 struct VariantBound {
   double value = kInfinity;  // +inf: no split of this shape exists
@@ -329,19 +329,19 @@ VariantBound Program::solve(const Budget& budget, mip::Backend backend) const {
       out.outcome = "no such split";
       return out;
     case mip::Status::Optimal:
-      out.value = r.objective * threshold_ * (1 - kSafety);
+      out.value = r.objective * threshold_ * (1 - kBoundSafety);
       out.outcome = "optimal";
       return out;
     case mip::Status::Feasible:
     case mip::Status::NoSolution:
-      out.value = std::max(1.0, r.bound) * threshold_ * (1 - kSafety);
+      out.value = std::max(1.0, r.bound) * threshold_ * (1 - kBoundSafety);
       out.cut_short = true;
       out.outcome = "cut short";
       return out;
     case mip::Status::Unknown:  // the call failed
       break;
   }
-  out.value = threshold_ * (1 - kSafety);  // what L >= threshold alone proves
+  out.value = threshold_ * (1 - kBoundSafety);  // what L >= threshold alone proves
   out.cut_short = true;
   out.outcome = "failed: " + r.message;
   return out;

@@ -8,12 +8,12 @@
 
 #include "core/evaluate.h"
 #include "solvers/bounds/paths.h"
+#include "solvers/bounds/round_off.h"
 
 namespace placer {
 
 namespace {
 
-constexpr double kSafety = 1e-9;  // as the other bounds: round-off never lifts a bound above an optimum
 // Steps of the dynamic program (one run tried) over all paths and weights: about half a second on
 // this machine, which a 20,000-node chain reaches (its runs are thousands of nodes long). A count
 // rather than a clock, so the same input gives the same bound on every machine.
@@ -184,7 +184,7 @@ PathRunsBound pathRunsBound(const Problem& problem, const std::vector<bool>& can
   // step count stops the search.
   auto finish = [&](bool stopped) {
     out.cut_short = stopped && budget.exhausted();
-    out.value = std::max(floor, best * (1 - kSafety));
+    out.value = std::max(floor, best * (1 - kBoundSafety));
     return out;
   };
   for (std::size_t p = 0; p < std::size(node_weights); ++p) {

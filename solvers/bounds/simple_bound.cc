@@ -8,6 +8,7 @@
 
 #include "solvers/bounds/latency_path_bound.h"
 #include "solvers/bounds/path_runs_bound.h"
+#include "solvers/bounds/round_off.h"
 #include "solvers/mip.h"
 
 namespace placer {
@@ -16,7 +17,6 @@ namespace {
 
 // An LP optimum is exact only up to the simplex's tolerances; the bound gives up this much so that
 // it never exceeds an optimum it ties with.
-constexpr double kLpSafety = 1e-9;
 
 // The nodes that must share a device (a colocation class, else the node alone), with what they need.
 struct Unit {
@@ -128,7 +128,7 @@ Expected<std::optional<double>> solveRelaxation(const mip::Model& m, double unit
   const mip::Result r = mip::solve(m, options);
   if (r.status == mip::Status::Infeasible)
     return infeasible("the accelerators' memory cannot hold what CPUs cannot run");
-  if (r.status == mip::Status::Optimal) return std::optional<double>(std::max(0.0, r.objective * unit * (1 - kLpSafety)));
+  if (r.status == mip::Status::Optimal) return std::optional<double>(std::max(0.0, r.objective * unit * (1 - kBoundSafety)));
   if (budget.exhausted() || r.interrupted) return std::optional<double>();
   return internalError("the bound's relaxation: " + r.message);
 }

@@ -10,11 +10,12 @@
 #include <set>
 #include <tuple>
 
+#include "core/infinity.h"
+
 namespace placer {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Op {
   bool transfer = false;
@@ -128,7 +129,7 @@ Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const To
   auto readyAt = [&](const Op& op) {
     double t = 0;
     for (int w : op.waits) {
-      if (ops[w].end < 0) return kInf;
+      if (ops[w].end < 0) return kInfinity;
       t = std::max(t, ops[w].end);
     }
     return t;
@@ -136,7 +137,7 @@ Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const To
   for (;;) {
     // The candidate that starts first: each device's next computation, and every pending transfer.
     int chosen = -1;
-    double start = kInf;
+    double start = kInfinity;
     auto consider = [&](int i, double at) {
       const Op& op = ops[i];
       if (at < start || (at == start && chosen >= 0 &&
@@ -155,7 +156,7 @@ Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const To
       for (int l : ops[i].links) at = std::max(at, link_free[l]);
       consider(i, at);
     }
-    if (chosen < 0 || start == kInf) break;
+    if (chosen < 0 || start == kInfinity) break;
     Op& op = ops[chosen];
     op.end = start + op.seconds;
     if (op.transfer) {
@@ -173,7 +174,7 @@ Expected<SimulationResult> simulatePipeline(const SimulatedPipeline& p, const To
   if (training && !p.allreduce.empty()) {
     for (int s = 0; s < S; ++s) out.step_time = std::max(out.step_time, device_free[s] + p.allreduce[s]);
   }
-  out.throughput = out.step_time > 0 ? M / out.step_time : kInf;
+  out.throughput = out.step_time > 0 ? M / out.step_time : kInfinity;
   for (int s = 0; s < S; ++s) out.idle.push_back(out.step_time - out.busy[s]);
   return out;
 }
