@@ -25,19 +25,19 @@ std::vector<Net> buildNets(const OpGraph& graph) {
   for (Vertex u = 0; u < boost::num_vertices(graph); ++u) {
     struct Out {
       Vertex target;
-      double cost, cpu_cost;
+      double cost, cpu_cost, bytes;
     };
     std::vector<Out> outs;
     for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
       if (graph[*it].artificial) continue;
-      outs.push_back({boost::target(*it, graph), graph[*it].cost, graph[*it].cpu_cost});
+      outs.push_back({boost::target(*it, graph), graph[*it].cost, graph[*it].cpu_cost, graph[*it].bytes});
     }
     if (outs.empty()) continue;
     bool uniform = std::all_of(outs.begin(), outs.end(), [&](const Out& o) {
-      return o.cost == outs.front().cost && o.cpu_cost == outs.front().cpu_cost;
+      return o.cost == outs.front().cost && o.cpu_cost == outs.front().cpu_cost && o.bytes == outs.front().bytes;
     });
     if (uniform) {
-      Net net{u, {}, outs.front().cost, outs.front().cpu_cost};
+      Net net{u, {}, outs.front().cost, outs.front().cpu_cost, outs.front().bytes};
       for (const Out& o : outs)
         net.sinks.push_back(o.target);
       std::sort(net.sinks.begin(), net.sinks.end());
@@ -45,7 +45,7 @@ std::vector<Net> buildNets(const OpGraph& graph) {
       nets.push_back(std::move(net));
     } else {
       for (const Out& o : outs)
-        nets.push_back(Net{u, {o.target}, o.cost, o.cpu_cost});
+        nets.push_back(Net{u, {o.target}, o.cost, o.cpu_cost, o.bytes});
     }
   }
   return nets;
@@ -299,13 +299,14 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
       pos->second.artificial = pos->second.artificial && g[*it].artificial;
       pos->second.cost = std::max(pos->second.cost, g[*it].cost);
       pos->second.cpu_cost = std::max(pos->second.cpu_cost, g[*it].cpu_cost);
+      pos->second.bytes = std::max(pos->second.bytes, g[*it].bytes);
     }
   }
   for (const auto& [key, edge] : edges)
     boost::add_edge(key.first, key.second, edge, out.graph);
 
   for (const Net& net : problem.nets) {
-    Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost, net.cpu_cost};
+    Net mapped{static_cast<Vertex>(group_of[net.source]), {}, net.cost, net.cpu_cost, net.bytes};
     for (Vertex s : net.sinks) {
       Vertex t = group_of[s];
       if (t != mapped.source) mapped.sinks.push_back(t);

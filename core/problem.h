@@ -57,6 +57,7 @@ struct OpEdge {
   double cost = 0;          // the input's transfer cost for this edge (informational after load)
   bool artificial = false;  // ordering-only edge (orphan mirror, linearisation): moves no data
   double cpu_cost = 0;      // the same tensor's cost at a boundary between CPU stages
+  double bytes = 0;         // the tensor's size per sample (0 where unknown: workloads, artificial edges)
 };
 
 using OpGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, OpEdge>;
@@ -70,6 +71,9 @@ struct Net {
   std::vector<Vertex> sinks;
   double cost = 0;      // paid by an accelerator: link transfer and the runtime's work at the cut
   double cpu_cost = 0;  // paid by a CPU core: the runtime's work at the cut
+  // The tensor's bytes per sample, so that a transfer can be priced between any two devices of a
+  // topology (core/topology.h); 0 where the problem does not know them (a workload file).
+  double bytes = 0;
 };
 
 // A weight held once by every accelerator that holds one of its readers (see above).

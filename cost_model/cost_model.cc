@@ -267,12 +267,12 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     const double cost =
         devices.accelerators.count > 0 ? devices.acceleratorBoundarySeconds(bytes.value_or(0)) : 0.0;
     const double cpu_cost = devices.cpus.count > 0 ? devices.cpuBoundarySeconds(bytes.value_or(0)) : 0.0;
-    Net net{static_cast<Vertex>(t.producer), {}, cost, cpu_cost};
+    Net net{static_cast<Vertex>(t.producer), {}, cost, cpu_cost, bytes.value_or(0)};
     for (int c : t.consumers) {
       if (c == t.producer) continue;
       net.sinks.push_back(static_cast<Vertex>(c));
       boost::add_edge(static_cast<Vertex>(t.producer), static_cast<Vertex>(c),
-                      OpEdge{net.cost, false, net.cpu_cost}, problem.graph);
+                      OpEdge{net.cost, false, net.cpu_cost, net.bytes}, problem.graph);
     }
     if (!net.sinks.empty()) problem.nets.push_back(std::move(net));
   }

@@ -34,7 +34,7 @@ int subdivide(Problem& problem, Vertex u, const std::vector<std::size_t>& net_id
     Vertex wv = addNode(g, std::move(w));
     boost::add_edge(u, wv, OpEdge{0, false}, g);
     for (Vertex s : net.sinks)
-      boost::add_edge(wv, s, OpEdge{net.cost, false, net.cpu_cost}, g);
+      boost::add_edge(wv, s, OpEdge{net.cost, false, net.cpu_cost, net.bytes}, g);
     net.source = wv;
     fan_out.sinks.push_back(wv);
   }
