@@ -7,11 +7,12 @@
 #include <limits>
 #include <string>
 
+#include "core/infinity.h"
+
 namespace placer {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The request checked and flattened: slot k = s·R + r is replica r of stage s.
 struct Instance {
@@ -21,6 +22,7 @@ struct Instance {
   int stages = 0, replicas = 1, slots = 0, devices = 0;
   std::vector<std::vector<std::pair<int, double>>> adjacent;  // per stage: (other stage, bytes)
   std::vector<double> ring_bytes;                             // per stage: 2(R-1)P/R
+  std::vector<double> host_bytes;                             // per stage (P2P only)
 };
 
 Expected<Instance> instanceOf(const MappingRequest& request, const Topology& topology) {
@@ -41,9 +43,12 @@ Expected<Instance> instanceOf(const MappingRequest& request, const Topology& top
   }
   const StageGraph& g = request.graph;
   if (g.weight_bytes.size() != g.compute.size()) return invalidInput("mapping: one weight size per stage");
+  if (!g.host_bytes.empty() && g.host_bytes.size() != g.compute.size())
+    return invalidInput("mapping: one host transfer size per stage, or none");
   for (int s = 0; s < in.stages; ++s) {
+    const double host = g.host_bytes.empty() ? 0.0 : g.host_bytes[s];
     if (!(g.compute[s] >= 0) || !std::isfinite(g.compute[s]) || !(g.weight_bytes[s] >= 0) ||
-        !std::isfinite(g.weight_bytes[s]))
+        !std::isfinite(g.weight_bytes[s]) || !(host >= 0) || !std::isfinite(host))
       return invalidInput("mapping: stage " + std::to_string(s) + " has a negative or non-finite time or size");
   }
   in.adjacent.assign(in.stages, {});
@@ -54,6 +59,8 @@ Expected<Instance> instanceOf(const MappingRequest& request, const Topology& top
     in.adjacent[e.from].push_back({e.to, e.bytes});
     in.adjacent[e.to].push_back({e.from, e.bytes});
   }
+  in.host_bytes.assign(in.stages, 0.0);
+  if (in.cost == MapCost::PointToPoint && !g.host_bytes.empty()) in.host_bytes = g.host_bytes;
   for (int s = 0; s < in.stages; ++s) {
     in.ring_bytes.push_back(in.replicas > 1 ? 2.0 * (in.replicas - 1) * g.weight_bytes[s] / in.replicas : 0.0);
   }
@@ -104,6 +111,7 @@ class Search {
       bool fits = true;
       device_[slot] = d;
       if (in_.cost == MapCost::PointToPoint) {
+        if (in_.host_bytes[s] > 0) add(slot, transfer(d, in_.topology->hostNode(), in_.host_bytes[s]));
         for (const auto& [other, bytes] : in_.adjacent[s]) {
           const int peer = other * in_.replicas + r;
           if (device_[peer] < 0) continue;
@@ -171,7 +179,7 @@ class Search {
 // A bound no mapping beats: every transfer at least the smallest latency plus bytes over the widest
 // bandwidth between two devices.
 double lowerBound(const Instance& in) {
-  double widest = 0, quickest = kInf;
+  double widest = 0, quickest = kInfinity;
   for (int a = 0; a < in.devices; ++a) {
     for (int b = 0; b < in.devices; ++b) {
       if (a == b) continue;
@@ -186,6 +194,12 @@ double lowerBound(const Instance& in) {
     double t = in.request->graph.compute[s];
     if (in.cost == MapCost::PointToPoint) {
       for (const auto& [other, bytes] : in.adjacent[s]) t += least(bytes);
+      if (in.host_bytes[s] > 0) {
+        double host = kInfinity;
+        for (int d = 0; d < in.devices; ++d)
+          host = std::min(host, in.topology->transferSeconds(d, in.topology->hostNode(), in.host_bytes[s]));
+        t += host;
+      }
     } else if (in.replicas > 1) {
       t += least(in.ring_bytes[s]);
     }
@@ -201,6 +215,13 @@ std::vector<std::vector<int>> bySlot(const Instance& in, const std::vector<int>&
 }
 
 }  // namespace
+
+std::optional<MapCost> parseMapCost(std::string_view text) {
+  if (text == "p2p") return MapCost::PointToPoint;
+  if (text == "allreduce") return MapCost::AllReduce;
+  if (text == "auto") return MapCost::Auto;
+  return std::nullopt;
+}
 
 MapCost resolveMapCost(const MappingRequest& request) {
   if (request.cost != MapCost::Auto) return request.cost;
@@ -226,6 +247,8 @@ Mapping evaluateMapping(const MappingRequest& request, const Topology& topology,
     for (int r = 0; r < R; ++r) {
       double t = g.compute[s] + ring;
       if (out.cost == MapCost::PointToPoint) {
+        if (!g.host_bytes.empty() && g.host_bytes[s] > 0)
+          t += topology.transferSeconds(device[s][r], topology.hostNode(), g.host_bytes[s]);
         for (const StageGraph::Edge& e : g.edges) {
           if (e.from == s) t += topology.transferSeconds(device[s][r], device[e.to][r], e.bytes);
           if (e.to == s) t += topology.transferSeconds(device[s][r], device[e.from][r], e.bytes);

@@ -1,12 +1,14 @@
 // Device mapping (issue 30, Parmesan §5): which physical device runs each pipeline stage (and each
 // of its replicas), on a machine whose links differ.
 //
-// The stages come as a stage graph: per stage its compute time per sample on one replica and its
-// weight bytes, and the bytes per sample each pair of stages exchange. Stage s has R replicas; its
+// The stages come as a stage graph: per stage its compute time per sample on one replica, its weight
+// bytes and the bytes it exchanges with the host (CPU stages beside the pipeline), and the bytes per
+// sample each pair of stages exchange. Stage s has R replicas; its
 // replica r talks to replica r of the adjacent stages (the r-th lane of the pipeline). A mapping
 // puts the S·R stage replicas on distinct devices. A replica's time is
 //   point to point (P2P):  compute(s) + Σ over the edges of s of the transfer of their bytes between
-//                          its device and the device of the adjacent stage's replica r;
+//                          its device and the device of the adjacent stage's replica r, + the
+//                          transfer of its host bytes between its device and the host;
 //   all-reduce (AR):       compute(s) + max over the pairs of its ring (r, r+1 mod R) of the ring
 //                          all-reduce's transfer of 2·(R−1)·P(s)/R bytes between them;
 // transfers priced by the topology (latency + bytes / bandwidth along the widest path). The mapping
@@ -23,6 +25,8 @@
 // (replica r of stage s on device s·R + r).
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/budget.h"
@@ -38,11 +42,14 @@ struct StageGraph {
   };
   std::vector<double> compute;       // seconds per sample on one replica
   std::vector<double> weight_bytes;  // P(s): what its all-reduce moves
+  std::vector<double> host_bytes;    // per sample, to and from the host; empty: none
   std::vector<Edge> edges;
   int stages() const { return static_cast<int>(compute.size()); }
 };
 
 enum class MapCost { PointToPoint, AllReduce, Auto };
+// The optimal mapping's search, or the consecutive mapping every pipeline tool uses (the baseline).
+enum class MapMethod { Optimal, Consecutive };
 
 struct MappingRequest {
   StageGraph graph;
@@ -58,6 +65,9 @@ struct Mapping {
   bool optimal = false;                  // the search finished: no mapping has a smaller max
   long long nodes = 0;                   // search nodes visited
 };
+
+// "p2p", "allreduce", "auto"; nullopt for anything else.
+std::optional<MapCost> parseMapCost(std::string_view text);
 
 // P2P or AR for `request` (Auto resolved by the ratio rule).
 MapCost resolveMapCost(const MappingRequest& request);

@@ -20,12 +20,13 @@ Topology finished(Topology t) {
   return t;
 }
 
-// `devices` devices, every pair linked with probability 1/2 at 1..50 GB/s, all on a slow host link.
+// `devices` devices, every pair linked with probability 1/2 at 1..50 GB/s, each on a slow host link
+// of 1..4 GB/s.
 Topology randomMachine(int devices, std::mt19937& rng) {
   Topology t;
   t.kinds = {"a"};
   for (int i = 0; i < devices; ++i) t.devices.push_back({"d" + std::to_string(i), 0});
-  for (int i = 0; i < devices; ++i) t.links.push_back({i, devices, 1e9, 1e-5});
+  for (int i = 0; i < devices; ++i) t.links.push_back({i, devices, 1e9 * (1 + rng() % 4), 1e-5});
   for (int a = 0; a < devices; ++a) {
     for (int b = a + 1; b < devices; ++b) {
       if (rng() % 2) t.links.push_back({a, b, 1e9 * (1 + rng() % 50), 1e-6});
@@ -47,7 +48,8 @@ Topology mesh2x4() {
   return finished(t);
 }
 
-// A chain of `stages` with skip edges, random times, tensors and weights.
+// A chain of `stages` with skip edges, random times, tensors and weights; half of them exchange data
+// with the host (a CPU stage) at both ends.
 StageGraph randomStages(int stages, std::mt19937& rng) {
   StageGraph g;
   for (int s = 0; s < stages; ++s) {
@@ -57,6 +59,11 @@ StageGraph randomStages(int stages, std::mt19937& rng) {
   for (int s = 0; s + 1 < stages; ++s) g.edges.push_back({s, s + 1, 1e5 * (1 + rng() % 300)});
   for (int s = 0; s + 2 < stages; ++s) {
     if (rng() % 3 == 0) g.edges.push_back({s, s + 2 + static_cast<int>(rng() % (stages - s - 2)), 1e5 * (rng() % 100)});
+  }
+  if (rng() % 2) {
+    g.host_bytes.assign(stages, 0.0);
+    g.host_bytes.front() += 1e5 * (1 + rng() % 300);
+    g.host_bytes.back() += 1e5 * (1 + rng() % 300);
   }
   return g;
 }
@@ -151,6 +158,40 @@ TEST(DeviceMapping, HandComputedLine) {
   // stage 0's 1 MB crosses c-b (1 GB/s, 1 ms) or c-b-a.
   EXPECT_DOUBLE_EQ(best->max_stage_time, 1e-3 + 1e-3 + 1e-2);
   EXPECT_TRUE(best->optimal);
+}
+
+// Host traffic goes to the device with the widest route to the host: two devices joined by a fast
+// link, one on a slow host link (1 MB/s) and one on a fast one (1 GB/s); the stage that talks to the
+// host goes on the second.
+TEST(DeviceMapping, HostTransfersGoOverTheWidestRouteToTheHost) {
+  Topology t;
+  t.kinds = {"a"};
+  for (const char* name : {"slow", "fast"}) t.devices.push_back({name, 0});
+  t.links = {{0, 1, 1e11, 0}, {0, 2, 1e6, 0}, {1, 2, 1e9, 0}};
+  ASSERT_TRUE(t.finish());
+  MappingRequest request;
+  request.graph.compute = {1e-3, 1e-3};
+  request.graph.weight_bytes = {0, 0};
+  request.graph.host_bytes = {1e6, 0};  // stage 0 reads 1 MB from the host
+  request.graph.edges = {{0, 1, 1e5}};
+  request.cost = MapCost::PointToPoint;
+  auto consecutive = consecutiveMapping(request, t);
+  ASSERT_TRUE(consecutive);
+  // Stage 0 on "slow": its 1 MB goes over the widest route, slow - fast - host, at 1 GB/s (1 ms),
+  // whichever device it is on; the edge's 100 KB at 100 GB/s.
+  EXPECT_DOUBLE_EQ(consecutive->max_stage_time, 1e-3 + 1e-3 + 1e-6);
+  request.graph.host_bytes = {1e6, 0};
+  t.links = {{0, 1, 1e8, 0}, {0, 2, 1e6, 0}, {1, 2, 1e9, 0}};  // now the route through "fast" is 100 MB/s
+  ASSERT_TRUE(t.finish());
+  auto best = optimalMapping(request, t, Budget::unlimited());
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->device, (std::vector<std::vector<int>>{{1}, {0}}));
+  // On "fast": 1 ms + 1 MB at 1 GB/s + 100 KB at 100 MB/s.
+  EXPECT_DOUBLE_EQ(best->max_stage_time, 1e-3 + 1e-3 + 1e-3);
+  EXPECT_TRUE(best->optimal);
+  // Host bytes count only for the point-to-point cost, and must be one per stage.
+  request.graph.host_bytes = {1e6};
+  EXPECT_FALSE(optimalMapping(request, t, Budget::unlimited()));
 }
 
 // Stopped by the budget (an instance far too large to search in a millisecond, or a stop flag set
