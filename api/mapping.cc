@@ -108,12 +108,20 @@ Topology topologyOf(const DeviceSpec& spec) {
   return t;
 }
 
-Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology, const Budget& budget) {
+Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology, const Budget& budget,
+                                          MapMethod method) {
   const auto start = std::chrono::steady_clock::now();
   auto consecutive = consecutiveMapping(request, topology);
   if (!consecutive) return consecutive.status();
-  auto best = optimalMapping(request, topology, budget);
+  auto best = method == MapMethod::Optimal ? optimalMapping(request, topology, budget) : consecutive;
   if (!best) return best.status();
+  return mappingJson(request, topology, *best, *consecutive, method,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology, const Mapping& chosen,
+                                   const Mapping& consecutive, MapMethod method, double seconds) {
+  const Mapping* best = &chosen;
   auto names = [&](const Mapping& m) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& replicas : m.device) {
@@ -130,15 +138,15 @@ Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const 
   nlohmann::ordered_json out;
   out["mapping"] = names(*best);
   out["maxStageTime"] = best->max_stage_time;
-  out["consecutiveMaxStageTime"] = consecutive->max_stage_time;
-  out["speedup"] = best->max_stage_time > 0 ? consecutive->max_stage_time / best->max_stage_time : 1.0;
-  out["status"] = best->optimal ? "optimal" : "time-limit";
+  out["consecutiveMaxStageTime"] = consecutive.max_stage_time;
+  out["speedup"] = best->max_stage_time > 0 ? consecutive.max_stage_time / best->max_stage_time : 1.0;
+  out["status"] = method == MapMethod::Consecutive ? "consecutive" : best->optimal ? "optimal" : "time-limit";
   out["cost"] = best->cost == MapCost::AllReduce ? "allreduce" : "p2p";
   out["replicas"] = request.replicas;
   out["stageTimes"] = best->stage_time;
-  out["consecutiveMapping"] = names(*consecutive);
+  out["consecutiveMapping"] = names(consecutive);
   out["searchNodes"] = best->nodes;
-  out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out["seconds"] = seconds;
   return out;
 }
 

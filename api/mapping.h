@@ -28,12 +28,18 @@ Expected<StageGraph> readStageGraph(const std::filesystem::path& path);
 // host star of its accelerators (uniformTopology).
 Topology topologyOf(const DeviceSpec& spec);
 
-// Maps `request` onto `topology` (optimalMapping, with the consecutive mapping beside it) and
+// Maps `request` onto `topology` (optimalMapping, or with `method` Consecutive the consecutive
+// mapping alone; the consecutive mapping beside it) and
 // returns {"mapping": [device names per stage; per stage a list of them with replicas],
 // "maxStageTime", "consecutiveMaxStageTime", "speedup", "status" ("optimal" or "time-limit"),
 // "cost" ("p2p" or "allreduce"), "replicas", "stageTimes", "consecutiveMapping", "searchNodes",
 // "seconds"}.
 Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology,
-                                          const Budget& budget);
+                                          const Budget& budget, MapMethod method = MapMethod::Optimal);
+
+// The mapping and the consecutive mapping as mapStages returns them ("status" "consecutive" when
+// the mapping is the consecutive one by choice).
+nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology, const Mapping& chosen,
+                                   const Mapping& consecutive, MapMethod method, double seconds);
 
 }  // namespace placer::api

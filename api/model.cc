@@ -9,6 +9,19 @@ namespace placer::api {
 
 Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming naming) {
   Expected<DeviceSpec> spec = invalidInput("no devices");
+  if (!options.topology.empty()) {
+    PlaceOptions named = options;
+    named.devices = options.topology;
+    named.topology.clear();
+    spec = resolveDevices(named, naming);
+    if (spec && !spec->topology) {
+      return invalidInput(optionName("topology", naming) + " " + options.topology +
+                          " describes no topology (it has the accelerators/link form; give it with " +
+                          optionName("devices", naming) + ", or describe the devices and links: README.md, "
+                          "\"Devices\")");
+    }
+    return spec;
+  }
   if (!options.devices_json.empty()) {
     spec = parseDeviceSpec(options.devices_json, naming == OptionNaming::Flag ? "--devices" : "devices");
   } else if (options.devices.empty()) {

@@ -102,6 +102,12 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
   }
   if (options.memory && !(*options.memory >= 0))
     return usage(optionName("memory", naming) + " must be a non-negative number of bytes");
+  if (!options.topology.empty() && (!options.devices.empty() || !options.devices_json.empty())) {
+    return usage(optionName("topology", naming) + " and " + optionName("devices", naming) +
+                 " both name the machine; give one");
+  }
+  if (options.map_time_limit && !(*options.map_time_limit >= 0))
+    return usage(optionName("map-time-limit", naming) + " must be a number of seconds >= 0");
   for (const auto& [name, value] : options.dims) {
     if (name.empty() || value < 1) {
       return usage(optionName("dim", naming) + " must give a positive value to a named dimension (got '" + name +

@@ -26,6 +26,7 @@
 #include "onnx_io/decoder_phase.h"
 #include "passes/pass.h"
 #include "passes/pass_manager.h"
+#include "solvers/mapping/device_mapping.h"
 #include "solvers/mip.h"
 
 namespace placer::api {
@@ -44,6 +45,14 @@ struct PlaceOptions {
   std::optional<int> accelerators, cpus;
   std::optional<double> memory;
   std::optional<Overlap> overlap;  // workloads only (a model's costs are per operator)
+  // The machine as a topology: a preset or file of the device specification's topology form, in
+  // place of `devices` (which may name one too). On a topology the placement's accelerator stages
+  // are mapped onto its physical devices (api/plan_mapping.h): by `map`, priced by `map_cost`,
+  // within `map_time_limit` seconds (unset: 10).
+  std::string topology;
+  MapMethod map = MapMethod::Optimal;
+  MapCost map_cost = MapCost::Auto;
+  std::optional<double> map_time_limit;
 
   // Model: symbolic dimensions, shared weights, cost sources (plugin first, then profiles, then the
   // roofline model).

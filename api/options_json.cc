@@ -86,6 +86,9 @@ const std::map<std::string, Reader>& readers() {
     t["devices_json"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.devices_json);
     };
+    t["topology"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.topology); };
+    t["map"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map); };
+    t["map_cost"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map_cost); };
     t["accelerators"] = [](const Json& v, const std::string& key, Options& o) {
       return readOptional(v, key, o.accelerators, readInteger<int>);
     };

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "api/plan_mapping.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/output_files.h"
@@ -76,19 +77,19 @@ Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& opt
 }
 
 // The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
-Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
+Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
               const RunControl& control);
 
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
   auto outcome = runPipelineOf(model.annotation.problem, options, control);
   if (!outcome) return outcome.status().withContext(model.graph.path);
   // The problem as the pipeline ends with it: the model's, with the costs a plugin's pass set.
-  Placed out = finish(model, options, std::move(outcome->problem), std::move(outcome->solve), control);
-  out.log = std::move(outcome->log);
+  auto out = finish(model, options, std::move(outcome->problem), std::move(outcome->solve), control);
+  if (out) out->log = std::move(outcome->log);
   return out;
 }
 
-Placed placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
+Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
                   const RunControl& control) {
   Problem problem = model.annotation.problem;
   problem.objective.goal = options.goal;
@@ -96,8 +97,8 @@ Placed placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveRe
   return finish(model, options, std::move(problem), std::move(solve), control);
 }
 
-Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
-              const RunControl& control) {
+Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
+                        const RunControl& control) {
   Placed out;
   out.problem = std::move(problem);
   out.solve = std::move(solve);
@@ -107,8 +108,14 @@ Placed finish(const LoadedModel& model, const PlaceOptions& options, Problem pro
     out.plan.objective = "latency";
     out.plan.value = out.solve.value;
   }
+  // On a topology, the stages' physical devices (the plan's device names change to them).
+  const Budget map_budget(options.map_time_limit.value_or(kMapTimeLimit), control.stop);
+  auto mapping = mapPlanOntoTopology(model.devices, options, out.problem, out.solve.placement.device_of, out.eval,
+                                     out.plan, map_budget);
+  if (!mapping) return mapping.status().withContext(model.graph.path);
   out.seconds = secondsSince(control.start);
   out.report = placementReport(reportContext(model, out.seconds), out.problem, out.plan, out.eval, out.solve);
+  if (!mapping->is_null()) out.report["mapping"] = std::move(*mapping);
   addPlacementStrings(out.report, model.graph, out.plan);
   return out;
 }

@@ -52,8 +52,8 @@ Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& opt
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control);
 
 // A placement found elsewhere (a baseline, an expert's split; vertex i = graph.nodes[i]) made into the
-// plan and report solveModel gives its own.
-Placed placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
+// plan and report solveModel gives its own (mapped onto the devices of a topology as solveModel's).
+Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
                   const RunControl& control = {});
 
 // The report as `place` prints or writes it (indented JSON and a newline).

@@ -57,6 +57,15 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
   p.accelerators = o.accelerators;
   p.cpus = o.cpus;
   p.memory = o.memory;
+  p.topology = o.topology;
+  if (o.map == "consecutive") {
+    p.map = placer::MapMethod::Consecutive;
+  } else if (o.map != "optimal") {
+    return badOptions("\"map\" must be optimal or consecutive (got '" + o.map + "')");
+  }
+  auto cost = placer::parseMapCost(o.map_cost);
+  if (!cost) return badOptions("\"map_cost\" must be p2p, allreduce or auto (got '" + o.map_cost + "')");
+  p.map_cost = *cost;
   p.dims = o.dims;
   if (!o.phase.empty()) {
     p.phase = placer::parseDecoderPhase(o.phase);

@@ -175,9 +175,10 @@ Row measure(const fs::path& model, int k, const fs::path& trace,
     std::error_code ec;
     fs::remove_all(split->dir, ec);
     run.algorithm = split->name;
-    const api::Placed written =
-        split == &dp ? *placed : api::placedFrom(*loaded, run, equalCountSplit(placed->problem, k));
-    auto predicted = writeStages(*loaded, written, split->dir);
+    auto written = split == &dp ? Expected<api::Placed>(*placed)
+                                : api::placedFrom(*loaded, run, equalCountSplit(placed->problem, k));
+    if (!written) return fail(split->name + ": " + written.status().message());
+    auto predicted = writeStages(*loaded, *written, split->dir);
     if (!predicted) return fail(split->name + ": " + predicted.status().message());
     split->predicted = *predicted;
   }

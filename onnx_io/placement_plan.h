@@ -3,20 +3,29 @@
 //
 // Stages are numbered in pipeline (topological) order from 0; each stage is one device's block, so
 // stage k runs on device_of_stage[k]. Device names follow ONNX Runtime's device strings: "gpu:<i>"
-// for accelerator i, "cpu" for the CPU cores (cpu stages are labelled "cpu<j>"). A stage's label
+// for accelerator i (on a topology, the physical device the stage is mapped to), "cpu" for the CPU
+// cores (cpu stages are labelled "cpu<j>"). A stage's label
 // (the layer annotation ONNX Runtime matches) is "stage<k>" on an accelerator and "cpu<j>" on CPU
 // core j.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace placer {
 
 struct PlannedDevice {
+  PlannedDevice() = default;
+  PlannedDevice(std::string name_, bool accelerator_, int index_, std::string topology_name_ = {})
+      : name(std::move(name_)), accelerator(accelerator_), index(index_), topology_name(std::move(topology_name_)) {}
+
   std::string name;  // "gpu:0", "gpu:1", ..., "cpu"
   bool accelerator = true;
   int index = 0;  // accelerator index, or CPU core index
+  // On a machine given as a topology: the physical device's name there ("gpu3", "node1.gpu2"); its
+  // index in the topology's devices is `index` (api/plan_mapping.h). Empty otherwise.
+  std::string topology_name;
 };
 
 struct PlannedStage {

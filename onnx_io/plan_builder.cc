@@ -11,7 +11,7 @@ PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve
   for (int d = 0; d < devices.count(); ++d) {
     const bool accelerator = devices.isAccelerator(d);
     const int index = accelerator ? d : d - devices.accelerators;
-    plan.devices.push_back({accelerator ? "gpu:" + std::to_string(index) : "cpu", accelerator, index});
+    plan.devices.push_back({accelerator ? "gpu:" + std::to_string(index) : "cpu", accelerator, index, {}});
   }
   std::map<int, int> device_of_stage;
   const Placement& placement = solve.placement;

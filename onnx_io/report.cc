@@ -76,6 +76,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
                                 {"communication_in_seconds", load.comm_in},
                                 {"communication_out_seconds", load.comm_out},
                                 {"memory_bytes", load.memory}});
+    const std::string& topology_name = plan.devices[stage.device].topology_name;
+    if (!topology_name.empty()) report["stages"].back()["device_name"] = topology_name;  // on a topology
   }
   // Weights read on several devices: one copy each, every copy counted in its device's memory.
   nlohmann::ordered_json replicated = nlohmann::ordered_json::array();

@@ -272,6 +272,8 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     stage["file"] = "stage" + std::to_string(k) + ".onnx";
     stage["label"] = planned.label;
     stage["device"] = plan.devices[planned.device].name;
+    if (!plan.devices[planned.device].topology_name.empty())
+      stage["device_name"] = plan.devices[planned.device].topology_name;
     stage["estimated_seconds"] = planned.seconds;
     stage["memory_bytes"] = planned.memory;
     stage["compute_seconds"] = planned.compute;

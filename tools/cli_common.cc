@@ -293,6 +293,21 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
   options.overlap = overrides.overlap;
   if (auto error = parseSharedWeights(args, options.shared_weights)) return error;
   if (auto it = args.values.find("devices"); it != args.values.end()) options.devices = it->second;
+  if (auto it = args.values.find("topology"); it != args.values.end()) options.topology = it->second;
+  if (auto it = args.values.find("map"); it != args.values.end()) {
+    if (it->second == "consecutive") options.map = MapMethod::Consecutive;
+    else if (it->second != "optimal") return "--map must be optimal or consecutive (got '" + it->second + "')";
+  }
+  if (auto it = args.values.find("map-cost"); it != args.values.end()) {
+    auto cost = parseMapCost(it->second);
+    if (!cost) return "--map-cost must be p2p, allreduce or auto (got '" + it->second + "')";
+    options.map_cost = *cost;
+  }
+  if (auto it = args.values.find("map-time-limit"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v >= 0)) return "--map-time-limit must be a number of seconds >= 0";
+    options.map_time_limit = *v;
+  }
   if (auto it = args.repeated.find("dim"); it != args.repeated.end()) {
     for (const std::string& item : it->second) {
       auto eq = item.find('=');

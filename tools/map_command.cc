@@ -23,7 +23,7 @@ STAGES.json is the pipeline.json that place --stages-dir writes, or
    "edges": [{"from": I, "to": J, "bytes": BYTES}, ...]}
 
 Prints {"mapping": [the device of each stage], "maxStageTime", "consecutiveMaxStageTime", "speedup",
-"status" (optimal or time-limit), "cost", "replicas", "stageTimes", "consecutiveMapping",
+"status" (optimal, time-limit, or consecutive with --map consecutive), "cost", "replicas", "stageTimes", "consecutiveMapping",
 "searchNodes", "seconds"}; with replicas each stage's entry lists its replicas' devices.
 
 Options:
@@ -32,6 +32,9 @@ Options:
                           dgx1-8xv100-nvlink; one without a topology is its accelerators on the host
                           link
   --replicas R            replicas per stage (default 1): the machine needs stages x R devices
+  --map optimal|consecutive
+                          the search (default), or the consecutive mapping (stage i on device i:
+                          what pipeline tools do) as the baseline
   --map-cost p2p|allreduce|auto
                           the stage time to minimise (default auto: allreduce when the replicas'
                           all-reduce moves more bytes than the stages send each other)
@@ -40,8 +43,8 @@ Options:
 )";
 
 std::vector<OptionSpec> mapOptions() {
-  return {{"topology", true}, {"replicas", true}, {"map-cost", true}, {"time-limit", true},
-          {"output", true},   {"quiet", false},   {"help", false}};
+  return {{"topology", true}, {"replicas", true}, {"map", true},     {"map-cost", true},
+          {"time-limit", true}, {"output", true}, {"quiet", false}, {"help", false}};
 }
 
 int runMap(const Args& args) {
@@ -53,10 +56,15 @@ int runMap(const Args& args) {
     request.replicas = static_cast<int>(*r);
   }
   if (auto it = args.values.find("map-cost"); it != args.values.end()) {
-    if (it->second == "p2p") request.cost = MapCost::PointToPoint;
-    else if (it->second == "allreduce") request.cost = MapCost::AllReduce;
-    else if (it->second == "auto") request.cost = MapCost::Auto;
-    else return usageError("--map-cost must be p2p, allreduce or auto (got '" + it->second + "')", "map");
+    auto cost = parseMapCost(it->second);
+    if (!cost) return usageError("--map-cost must be p2p, allreduce or auto (got '" + it->second + "')", "map");
+    request.cost = *cost;
+  }
+  MapMethod method = MapMethod::Optimal;
+  if (auto it = args.values.find("map"); it != args.values.end()) {
+    if (it->second == "consecutive") method = MapMethod::Consecutive;
+    else if (it->second != "optimal")
+      return usageError("--map must be optimal or consecutive (got '" + it->second + "')", "map");
   }
   double limit = 60;
   if (auto it = args.values.find("time-limit"); it != args.values.end()) {
@@ -72,7 +80,7 @@ int runMap(const Args& args) {
   auto graph = api::readStageGraph(args.positional.front());
   if (!graph) return fail(graph.status());
   request.graph = std::move(*graph);
-  auto result = api::mapStages(request, api::topologyOf(*spec), Budget(limit, &interruptFlag()));
+  auto result = api::mapStages(request, api::topologyOf(*spec), Budget(limit, &interruptFlag()), method);
   if (!result) return fail(result.status());
   if (interruptFlag().load()) return fail(interrupted("interrupted"));
   if (Status s = emit(args, jsonText(*result, 2) + "\n", {args.positional.front()}); !s) return fail(s);

@@ -76,6 +76,22 @@ Options:
                           give the machine's topology (named devices, links, switches)
   --accelerators K, --cpus L, --memory BYTES
                           override the device specification's counts and accelerator memory
+  --topology FILE|PRESET  the machine as a topology, instead of --devices: a device specification
+                          of the topology form (README.md, "Devices"; `onnx-placer topology` writes
+                          them) or a preset with one (dgx1-8xv100-nvlink, dgx-h100). On a
+                          topology (from either option) the accelerator stages are mapped onto the
+                          physical devices (as `onnx-placer map` does, the stage graph being the
+                          placement's: its tensors' bytes over the links between the devices), and
+                          the report, the layer assignment, the annotations, the stage manifest and
+                          the Triton and GenAI outputs name the device each stage runs on; the
+                          report's "mapping" gives the stage times on the links and the
+                          consecutive mapping's beside them
+  --map optimal|consecutive
+                          the mapping search (default), or stage i on device i (the baseline)
+  --map-cost p2p|allreduce|auto
+                          the stage time the mapping minimises, as for `map` (default auto)
+  --map-time-limit S      seconds for the mapping search (default 10); the best mapping found is
+                          used, and the report's mapping status says time-limit
   --objective throughput|latency
                           pipelined throughput (max-load, default) or single-sample latency
   --algorithm A           auto (default: the exact DP when it finishes in half the time limit,
@@ -231,7 +247,8 @@ std::vector<OptionSpec> placeOptions() {
   const std::vector<OptionSpec> solver = solverOptionSpecs();
   specs.insert(specs.end(), solver.begin(), solver.end());
   specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false},
-                             {"stage-data", true},
+                             {"stage-data", true}, {"topology", true}, {"map", true}, {"map-cost", true},
+                             {"map-time-limit", true},
                              {"pipeline", true}, {"verify-each", false}, {"emit", true, true}});
   return specs;
 }

@@ -11,8 +11,8 @@ namespace placer::cli {
 const char* const kTopologyHelp = R"(Usage: onnx-placer topology SHAPE [options]
 
 Writes a device specification in the topology form (named devices, the links between them, the
-host; README.md, "Devices") for --devices to read. The device kind and the CPU cores are those of
---devices; the shape gives the devices and the links:
+host; README.md, "Devices") for --topology (or --devices) to read. The device kind and the CPU
+cores are those of --devices; the shape gives the devices and the links:
 
   mesh --dims AxB[xC] --bandwidth BW     a 2-D or 3-D grid, each device linked to its neighbours
   torus --dims AxB[xC] --bandwidth BW    the same with the ends of every axis longer than 2 joined

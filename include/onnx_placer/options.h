@@ -36,6 +36,12 @@ struct ONNX_PLACER_EXPORT Options {
   std::string devices_json;
   std::optional<int> accelerators, cpus;
   std::optional<double> memory;  // bytes per accelerator
+  // The machine as a topology (a preset or a file of the topology form; instead of `devices`): the
+  // stages are mapped onto its physical devices, by "optimal" (the default) or "consecutive"
+  // mapping, priced by "auto" (default), "p2p" or "allreduce".
+  std::string topology;
+  std::string map = "optimal";
+  std::string map_cost = "auto";
 
   // The model: values of symbolic input dimensions, the phase of a decoder with a KV cache
   // ("prompt" or "token"; empty: prompt), shared weights ("replicate", "colocate", "auto"),

@@ -1,5 +1,6 @@
 // onnx-placer map: a hand-computed stage graph on a three-device line, the pipeline.json of a model
-// placed on the DGX-1 mapped onto its NVLinks, and the refusals.
+// placed on the DGX-1 mapped onto its NVLinks, and the refusals; place --topology: the stages
+// mapped onto physical devices, named in every output.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +65,74 @@ TEST_F(CliTest, MapReadsThePipelineJsonOfAPlacedModel) {
   // Each stage's time is at least its compute.
   for (std::size_t s = 0; s < manifest["stages"].size(); ++s)
     EXPECT_GE(out["stageTimes"][s].get<double>(), manifest["stages"][s]["compute_seconds"].get<double>());
+}
+
+// The index of a device of the DGX-1 preset ("gpu5" -> 5: its devices are gpu0..gpu7 in order).
+int dgxIndex(const std::string& name) { return std::stoi(name.substr(3)); }
+
+TEST_F(CliTest, PlaceOnATopologyNamesThePhysicalDevices) {
+  const std::string annotated = (work_ / "annotated.onnx").string();
+  RunResult r = run({"place", model("resnet50_light.onnx"), "--topology", "dgx1-8xv100-nvlink", "--cpus", "0",
+                     "--algorithm", "dp", "-o", annotated, "--stages-dir", (work_ / "stages").string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out);
+  const json& mapping = report["mapping"];
+  EXPECT_EQ(mapping["map"], "optimal");
+  EXPECT_EQ(mapping["status"], "optimal");
+  EXPECT_EQ(mapping["cost"], "p2p");
+  EXPECT_LE(mapping["maxStageTime"].get<double>(), mapping["consecutiveMaxStageTime"].get<double>());
+  ASSERT_GE(report["stages"].size(), 2u);
+  ASSERT_EQ(mapping["mapping"].size(), report["stages"].size());
+  std::set<std::string> names;
+  std::string settings;
+  const json manifest = json::parse(slurp(work_ / "stages" / "pipeline.json"));
+  const std::string model_text = slurp(annotated);
+  for (std::size_t s = 0; s < report["stages"].size(); ++s) {
+    const json& stage = report["stages"][s];
+    const std::string name = stage["device_name"];
+    names.insert(name);
+    // The stage runs where the mapping put it: gpu:<its index in the topology>.
+    EXPECT_EQ(mapping["mapping"][s], name);
+    EXPECT_EQ(stage["device"], "gpu:" + std::to_string(dgxIndex(name)));
+    EXPECT_EQ(manifest["stages"][s]["device"], stage["device"]);
+    EXPECT_EQ(manifest["stages"][s]["device_name"], name);
+    // The annotations (ONNX Runtime's layering metadata) name it too.
+    EXPECT_NE(model_text.find(stage["device"].get<std::string>()), std::string::npos) << stage["device"];
+    settings += (settings.empty() ? "" : "; ") + stage["device"].get<std::string>() + "(=" +
+                stage["label"].get<std::string>() + ")";
+    // A stage's time on the links is at least its operators' time.
+    EXPECT_GE(mapping["stageTimes"][s].get<double>(), stage["compute_seconds"].get<double>());
+  }
+  EXPECT_EQ(names.size(), report["stages"].size()) << "distinct physical devices";
+  EXPECT_EQ(report["layer_assignment_settings"], settings);
+
+  // --map consecutive: stage i on the topology's device i, the search's mapping never worse.
+  r = run({"place", model("resnet50_light.onnx"), "--topology", "dgx1-8xv100-nvlink", "--cpus", "0", "--algorithm",
+           "dp", "--map", "consecutive", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json consecutive = json::parse(r.out);
+  EXPECT_EQ(consecutive["mapping"]["status"], "consecutive");
+  for (std::size_t s = 0; s < consecutive["stages"].size(); ++s)
+    EXPECT_EQ(consecutive["stages"][s]["device"], "gpu:" + std::to_string(s));
+  EXPECT_DOUBLE_EQ(consecutive["mapping"]["maxStageTime"].get<double>(),
+                   mapping["consecutiveMaxStageTime"].get<double>());
+}
+
+TEST_F(CliTest, PlaceOnATopologyRefusesWhatIsNotOne) {
+  // A specification of the accelerators/link form has no topology to map onto.
+  RunResult r = run({"place", model("light_squeezenet.onnx"), "--topology", "pcie3-4x16gb", "-q"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("--topology pcie3-4x16gb describes no topology"), std::string::npos) << r.err;
+  r = run({"place", model("light_squeezenet.onnx"), "--topology", "dgx-h100", "--devices", "dgx-h100", "-q"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--topology and --devices both name the machine"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"place", model("light_squeezenet.onnx"), "--topology", "dgx-h100", "--map", "best", "-q"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("light_squeezenet.onnx"), "--topology", "dgx-h100", "--map-cost", "ring", "-q"}).exit_code, 2);
+  EXPECT_EQ(run({"place", model("light_squeezenet.onnx"), "--topology", "dgx-h100", "--map-time-limit", "-1", "-q"}).exit_code, 2);
+  // Without a topology the report has no mapping, and devices keep their plain names.
+  r = run({"place", model("light_squeezenet.onnx"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(r.out).contains("mapping"));
 }
 
 }  // namespace

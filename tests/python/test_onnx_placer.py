@@ -147,6 +147,21 @@ class Place(WorkDir):
             onnx_placer.place(path, {"accelerators": {"count": 1}})
         self.assertEqual(e.exception.code, 1)
 
+    def test_a_topology_maps_the_stages_onto_its_devices(self):
+        path = MODELS / "resnet50_light.onnx"
+        placed = onnx_placer.place(path, topology="dgx1-8xv100-nvlink", cpus=0, algorithm="dp")
+        mapping = placed.report["mapping"]
+        names = [stage["device_name"] for stage in placed.report["stages"]]
+        self.assertEqual(mapping["mapping"], names)
+        self.assertEqual(len(set(names)), len(names))
+        self.assertLessEqual(mapping["maxStageTime"], mapping["consecutiveMaxStageTime"])
+        consecutive = onnx_placer.place(path, topology="dgx1-8xv100-nvlink", cpus=0, algorithm="dp",
+                                        map="consecutive")
+        self.assertEqual([s["device"] for s in consecutive.report["stages"]],
+                         ["gpu:{}".format(i) for i in range(len(names))])
+        with self.assertRaises(onnx_placer.BadOptionsError):
+            onnx_placer.place(path, topology="dgx1-8xv100-nvlink", map_cost="ring")
+
     def test_progress_is_reported(self):
         events = []
         result = onnx_placer.place(MODELS / "bert_base_l3_light.onnx", algorithm="slicegraph", time_limit=2,

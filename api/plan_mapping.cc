@@ -1,0 +1,104 @@
+#include "api/plan_mapping.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "api/mapping.h"
+
+namespace placer::api {
+
+StageGraph stageGraphOf(const Problem& problem, const std::vector<int>& device_of, const Evaluation& eval,
+                        const PlacementPlan& plan) {
+  StageGraph g;
+  std::map<int, int> stage_of_device;  // accelerator -> its position among the accelerator stages
+  for (const PlannedStage& stage : plan.stages) {
+    if (!plan.devices[stage.device].accelerator) continue;
+    stage_of_device[stage.device] = g.stages();
+    g.compute.push_back(eval.devices[stage.device].compute);
+    g.weight_bytes.push_back(eval.devices[stage.device].memory);
+  }
+  g.host_bytes.assign(g.stages(), 0.0);
+  auto stageOf = [&](int device) {
+    auto it = stage_of_device.find(device);
+    return it == stage_of_device.end() ? -1 : it->second;  // -1: a CPU core (the host)
+  };
+  std::map<std::pair<int, int>, double> between;
+  for (const Net& net : problem.nets) {
+    if (net.bytes <= 0) continue;
+    const int from = stageOf(device_of[net.source]);
+    std::set<int> to;  // each device receives the tensor once
+    for (Vertex sink : net.sinks) {
+      if (device_of[sink] != device_of[net.source]) to.insert(device_of[sink]);
+    }
+    bool to_host = false;
+    for (int device : to) {
+      const int s = stageOf(device);
+      if (s < 0) {
+        to_host = true;  // the CPU cores share the host's memory: one transfer
+      } else if (from < 0) {
+        g.host_bytes[s] += net.bytes;
+      } else {
+        between[{std::min(from, s), std::max(from, s)}] += net.bytes;
+      }
+    }
+    if (to_host && from >= 0) g.host_bytes[from] += net.bytes;
+  }
+  for (const auto& [pair, bytes] : between) g.edges.push_back({pair.first, pair.second, bytes});
+  return g;
+}
+
+Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, const PlaceOptions& options,
+                                                     const Problem& problem, const std::vector<int>& device_of,
+                                                     const Evaluation& eval, PlacementPlan& plan,
+                                                     const Budget& budget) {
+  if (!spec.topology) return nlohmann::ordered_json(nullptr);
+  const Topology& topology = *spec.topology;
+  const auto start = std::chrono::steady_clock::now();
+  MappingRequest request;
+  request.graph = stageGraphOf(problem, device_of, eval, plan);
+  request.cost = options.map_cost;
+  std::vector<int> physical(plan.devices.size(), -1);  // per plan device: its topology device
+  nlohmann::ordered_json out;
+  if (request.graph.stages() > 0) {
+    auto consecutive = consecutiveMapping(request, topology);
+    if (!consecutive) return consecutive.status();
+    auto chosen = options.map == MapMethod::Optimal ? optimalMapping(request, topology, budget) : consecutive;
+    if (!chosen) return chosen.status();
+    int s = 0;
+    for (const PlannedStage& stage : plan.stages) {
+      if (plan.devices[stage.device].accelerator) physical[stage.device] = chosen->device[s++].front();
+    }
+    out = mappingJson(request, topology, *chosen, *consecutive, options.map,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  } else {
+    out["mapping"] = nlohmann::ordered_json::array();
+    out["status"] = "no accelerator stage";
+  }
+  // The accelerators without a stage take the devices left, in order, so that names stay distinct.
+  std::vector<bool> taken(topology.devices.size(), false);
+  for (int p : physical) {
+    if (p >= 0) taken[p] = true;
+  }
+  std::size_t next = 0;
+  for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+    PlannedDevice& device = plan.devices[d];
+    if (!device.accelerator) continue;
+    if (physical[d] < 0) {
+      while (next < taken.size() && taken[next]) ++next;
+      if (next == taken.size()) break;  // more accelerators than devices cannot come from a topology
+      physical[d] = static_cast<int>(next);
+      taken[next] = true;
+    }
+    device.index = physical[d];
+    device.name = "gpu:" + std::to_string(physical[d]);
+    device.topology_name = topology.devices[physical[d]].name;
+  }
+  nlohmann::ordered_json report;
+  report["topology"] = spec.name;
+  report["map"] = options.map == MapMethod::Optimal ? "optimal" : "consecutive";
+  for (auto& [key, value] : out.items()) report[key] = value;
+  return report;
+}
+
+}  // namespace placer::api

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Models placed on machines given as topologies (issue 30): the DGX-1 preset (hybrid cube-mesh of
+# NVLinks) and a generated two-level cluster. For each, `place --topology` maps the stages onto
+# physical devices; the stage sub-models must compose in ONNX Runtime to the original's outputs
+# (run_stages.mjs), and every accelerator stage must name a distinct physical device, the same one
+# in the report, the report's mapping, the layer assignment string and the stage manifest.
+#
+# usage: topology_test.sh PATH/TO/onnx-placer MODEL.onnx...
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: $0 ONNX_PLACER MODEL.onnx..." >&2
+  exit 2
+fi
+cli=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
+  echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
+  exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-topology.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Two nodes of four devices: 50 GB/s inside a node, 2 GB/s between them.
+"$cli" topology cluster --nodes 2 --gpus 4 --bandwidth 5e10 --inter-bandwidth 2e9 -o "$tmp/cluster.json" || {
+  echo "FAIL: onnx-placer topology cluster"
+  exit 1
+}
+
+failed=0
+for model in "$@"; do
+  for machine in dgx1-8xv100-nvlink "$tmp/cluster.json"; do
+    name="$(basename "$model") on $(basename "$machine")"
+    dir="$tmp/run"
+    rm -rf "$dir" && mkdir -p "$dir"
+    # Split for throughput over the machine's devices (the bundled models' weights fit on one).
+    if ! "$cli" place "$model" --topology "$machine" --cpus 0 -o "$dir/annot.onnx" \
+        --stages-dir "$dir/stages" --report "$dir/report.json" -q >"$dir/place.log" 2>&1; then
+      echo "FAIL [$name]: place failed:"
+      sed 's/^/    /' "$dir/place.log"
+      failed=1
+      continue
+    fi
+    if ! node "$here/run_stages.mjs" "$model" "$dir/annot.onnx" "$dir/stages" >"$dir/ort.log" 2>"$dir/ort.err"; then
+      echo "FAIL [$name]: the stages do not compose:"
+      sed 's/^/    /' "$dir/ort.log"
+      failed=1
+      continue
+    fi
+    # The devices: distinct, and the same everywhere they are named.
+    if ! node --input-type=module - "$dir/report.json" "$dir/stages/pipeline.json" >"$dir/check.log" 2>&1 <<'JS'
+import { readFileSync } from 'node:fs';
+const [reportPath, manifestPath] = process.argv.slice(2);
+const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+const fail = (why) => { console.log(why); process.exit(1); };
+const stages = report.stages.filter((s) => s.device.startsWith('gpu:'));
+if (stages.length < 2) fail(`expected at least 2 accelerator stages, got ${stages.length}`);
+const names = stages.map((s) => s.device_name);
+if (new Set(names).size !== names.length) fail(`devices repeat: ${names}`);
+if (JSON.stringify(report.mapping.mapping) !== JSON.stringify(names)) fail(`report stages ${names} != mapping ${report.mapping.mapping}`);
+if (report.mapping.status !== 'optimal') fail(`mapping status ${report.mapping.status}`);
+if (!(report.mapping.maxStageTime <= report.mapping.consecutiveMaxStageTime)) fail('mapping worse than consecutive');
+const expected = report.stages.map((s) => `${s.device}(=${s.label})`).join('; ');
+if (report.layer_assignment_settings !== expected) fail(`layer assignment ${report.layer_assignment_settings} != ${expected}`);
+const manifestNames = manifest.stages.filter((s) => s.device.startsWith('gpu:')).map((s) => s.device_name);
+if (JSON.stringify(manifestNames) !== JSON.stringify(names)) fail(`manifest ${manifestNames} != report ${names}`);
+const devices = stages.map((s) => s.device);
+if (new Set(devices).size !== devices.length) fail(`device strings repeat: ${devices}`);
+console.log(`devices ${names.join(', ')}; ${report.mapping.speedup.toFixed(3)}x over consecutive`);
+JS
+    then
+      echo "FAIL [$name]: $(cat "$dir/check.log")"
+      failed=1
+      continue
+    fi
+    echo "PASS [$name]: $(grep -c '^ok ' "$dir/ort.log") outputs compared; $(cat "$dir/check.log")"
+  done
+done
+exit $failed
