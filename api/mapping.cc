@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "api/simulate.h"
 #include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
@@ -21,10 +22,12 @@ Expected<double> number(const Json& object, const char* key, const std::string& 
   return value;
 }
 
-// The simple form: stages with compute and weight_bytes, edges with from, to, bytes.
+// The simple form: stages with compute, weight_bytes and optionally host_bytes, edges with from,
+// to, bytes.
 Expected<StageGraph> simpleForm(const Json& root, const std::string& source) {
   StageGraph g;
   const Json& stages = root.at("stages");
+  bool host = false;
   for (std::size_t s = 0; s < stages.size(); ++s) {
     const std::string where = source + ": stages[" + std::to_string(s) + "]";
     auto compute = number(stages[s], "compute", where);
@@ -33,7 +36,16 @@ Expected<StageGraph> simpleForm(const Json& root, const std::string& source) {
     if (!weights) return weights.status();
     g.compute.push_back(*compute);
     g.weight_bytes.push_back(*weights);
+    double host_bytes = 0;
+    if (stages[s].contains("host_bytes")) {
+      auto bytes = number(stages[s], "host_bytes", where);
+      if (!bytes) return bytes.status();
+      host_bytes = *bytes;
+      host = true;
+    }
+    g.host_bytes.push_back(host_bytes);
   }
+  if (!host) g.host_bytes.clear();
   if (!root.contains("edges")) return g;
   if (!root["edges"].is_array()) return invalidInput(source + ": edges must be an array");
   for (std::size_t e = 0; e < root["edges"].size(); ++e) {
@@ -88,17 +100,30 @@ Expected<StageGraph> readStageGraph(const std::filesystem::path& path) {
   auto text = readInputFile(path, kMaxTextBytes);
   if (!text) return text.status();
   const std::string source = path.string();
-  auto root = parseJsonRejectingDuplicates<Json>(*text, source, [](const std::vector<std::string>& keys) {
-    std::string dotted;
-    for (const std::string& k : keys) dotted += (dotted.empty() ? "" : ".") + k;
-    return dotted;
-  });
+  auto root = parseJsonRejectingDuplicates<Json>(*text, source, dottedPath);
   if (!root) return root.status();
-  if (!root->is_object() || !root->contains("stages") || !(*root)["stages"].is_array() || (*root)["stages"].empty())
+  return stageGraphFromJson(*root, source);
+}
+
+Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source) {
+  if (!root.is_object() || !root.contains("stages") || !root["stages"].is_array() || root["stages"].empty())
     return invalidInput(source + ": expected an object with a non-empty \"stages\" array");
-  const Json& first = (*root)["stages"][0];
+  const Json& first = root["stages"][0];
   if (!first.is_object()) return invalidInput(source + ": stages[0] must be an object");
-  return first.contains("compute") ? simpleForm(*root, source) : manifestForm(*root, source);
+  return first.contains("compute") ? simpleForm(root, source) : manifestForm(root, source);
+}
+
+nlohmann::ordered_json stageGraphJson(const StageGraph& g) {
+  nlohmann::ordered_json out;
+  out["stages"] = nlohmann::ordered_json::array();
+  for (int s = 0; s < g.stages(); ++s) {
+    nlohmann::ordered_json stage{{"compute", g.compute[s]}, {"weight_bytes", g.weight_bytes[s]}};
+    if (!g.host_bytes.empty()) stage["host_bytes"] = g.host_bytes[s];
+    out["stages"].push_back(std::move(stage));
+  }
+  out["edges"] = nlohmann::ordered_json::array();
+  for (const StageGraph::Edge& e : g.edges) out["edges"].push_back({{"from", e.from}, {"to", e.to}, {"bytes", e.bytes}});
+  return out;
 }
 
 Topology topologyOf(const DeviceSpec& spec) {
@@ -147,6 +172,14 @@ nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology
   out["consecutiveMapping"] = names(consecutive);
   out["searchNodes"] = best->nodes;
   out["seconds"] = seconds;
+  out["stageGraph"] = stageGraphJson(request.graph);
+  // The mapped pipeline's inference step, beside the max stage time (not for replicated stages).
+  if (request.replicas == 1) {
+    std::vector<int> devices;
+    for (const auto& replicas : best->device) devices.push_back(replicas.front());
+    auto simulation = simulate(request.graph, devices, topology, kReportedMicroBatches, PipelineSchedule::Inference);
+    if (simulation) out["simulation"] = std::move(*simulation);
+  }
   return out;
 }
 

@@ -23,6 +23,10 @@
 namespace placer::api {
 
 Expected<StageGraph> readStageGraph(const std::filesystem::path& path);
+// The same from parsed JSON (either form); `source` names it in messages.
+Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source);
+// The simple form of a stage graph (with each stage's host_bytes when it has them).
+nlohmann::ordered_json stageGraphJson(const StageGraph& graph);
 
 // The machine a specification describes: its topology, or for a specification without one the
 // host star of its accelerators (uniformTopology).
@@ -33,7 +37,9 @@ Topology topologyOf(const DeviceSpec& spec);
 // returns {"mapping": [device names per stage; per stage a list of them with replicas],
 // "maxStageTime", "consecutiveMaxStageTime", "speedup", "status" ("optimal" or "time-limit"),
 // "cost" ("p2p" or "allreduce"), "replicas", "stageTimes", "consecutiveMapping", "searchNodes",
-// "seconds"}.
+// "seconds", "stageGraph" (the mapped stage graph in the simple form, so that the output is all
+// `simulate` needs), "simulation" (api/simulate.h: an inference step of kReportedMicroBatches
+// micro-batches on the mapping; without replicas)}.
 Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology,
                                           const Budget& budget, MapMethod method = MapMethod::Optimal);
 

@@ -465,12 +465,7 @@ double DeviceSpec::cpuBoundarySeconds(double bytes) const {
 }
 
 Expected<DeviceSpec> parseDeviceSpec(const std::string& text, const std::string& source_name) {
-  auto root = parseJsonRejectingDuplicates<Json>(text, source_name, [](const std::vector<std::string>& keys) {
-    std::string dotted;
-    for (const std::string& key : keys)
-      dotted += (dotted.empty() ? "" : ".") + key;
-    return dotted;
-  });
+  auto root = parseJsonRejectingDuplicates<Json>(text, source_name, dottedPath);
   if (!root) return root.status();
   return SpecReader(source_name).read(*root);
 }

@@ -34,4 +34,10 @@ std::string jsonErrorDetail(const std::string& what) {
   return detail;
 }
 
+std::string dottedPath(const std::vector<std::string>& keys) {
+  std::string dotted;
+  for (const std::string& key : keys) dotted += (dotted.empty() ? "" : ".") + key;
+  return dotted;
+}
+
 }  // namespace placer

@@ -32,6 +32,10 @@ std::string jsonText(const Json& json, int indent) {
 // appears in `text`, as textPosition(); just `source` when it cannot be found.
 std::string numberErrorPosition(const std::string& text, const std::string& what, const std::string& source);
 
+// Keys joined by dots ("links.between"), the path parseJsonRejectingDuplicates names a duplicate by
+// in the formats whose keys have no dots.
+std::string dottedPath(const std::vector<std::string>& keys);
+
 // Parses JSON text for a strict reader: malformed text is reported at file:line:column, and a key
 // given twice in one object outside any array is an error (nlohmann would silently keep the last,
 // hiding one of two entries), named by format_path(keys from the root to the duplicate).

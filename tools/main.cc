@@ -27,6 +27,7 @@
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
 #include "tools/map_command.h"
+#include "tools/simulate_command.h"
 #include "tools/topology_command.h"
 
 namespace placer::cli {
@@ -53,6 +54,8 @@ Usage:
                                                   specification (mesh, torus, cluster, random)
   onnx-placer map STAGES.json --topology T [options]
                                                   the device of each pipeline stage on a machine
+  onnx-placer simulate MAPPED.json --topology T [options]
+                                                  a mapped pipeline's step on the machine's links
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
 
@@ -356,6 +359,7 @@ std::vector<Command> commands() {
           {"calibrate", kCalibrateHelp, calibrateOptions(), runCalibrate},
           {"topology", kTopologyHelp, topologyOptions(), runTopology},
           {"map", kMapHelp, mapOptions(), runMap},
+          {"simulate", kSimulateHelp, simulateOptions(), runSimulate},
           {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",

@@ -135,5 +135,66 @@ TEST_F(CliTest, PlaceOnATopologyRefusesWhatIsNotOne) {
   EXPECT_FALSE(json::parse(r.out).contains("mapping"));
 }
 
+// simulate on map's output: two stages on the line's fast link, by hand.
+TEST_F(CliTest, SimulateRunsTheMappedPipelineOnTheLinks) {
+  spit(work_ / "line.json", kLine);
+  spit(work_ / "stages.json", R"({"stages": [{"compute": 1e-3, "weight_bytes": 0}, {"compute": 2e-3, "weight_bytes": 0}],
+    "edges": [{"from": 0, "to": 1, "bytes": 1e6}]})");
+  const std::string mapped = (work_ / "mapped.json").string();
+  RunResult r = run({"map", (work_ / "stages.json").string(), "--topology", (work_ / "line.json").string(), "-o", mapped, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json map_out = json::parse(slurp(mapped));
+  // The stages on a and b (10 GB/s): each micro-batch's 1 MB takes 0.1 ms.
+  EXPECT_EQ((std::set<std::string>{map_out["mapping"][0], map_out["mapping"][1]}), (std::set<std::string>{"a", "b"}));
+  r = run({"simulate", mapped, "--topology", (work_ / "line.json").string(), "--micro-batches", "4", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sim = json::parse(r.out);
+  // Stage 0's four forwards end at 1, 2, 3, 4 ms; stage 1 starts at 1.1 ms and runs 4 x 2 ms.
+  EXPECT_NEAR(sim["stepTime"].get<double>(), 1.1e-3 + 8e-3, 1e-15);
+  EXPECT_NEAR(sim["throughput"].get<double>(), 4 / 9.1e-3, 1e-9);
+  EXPECT_EQ(sim["schedule"], "inference");
+  ASSERT_EQ(sim["devices"].size(), 2u);
+  EXPECT_NEAR(sim["devices"][0]["busy"].get<double>(), 4e-3, 1e-15);
+  EXPECT_NEAR(sim["devices"][1]["busy"].get<double>(), 8e-3, 1e-15);
+  EXPECT_NEAR(sim["devices"][1]["idle"].get<double>(), 1.1e-3, 1e-15);
+  EXPECT_EQ(sim["maxStageTime"], map_out["maxStageTime"]);
+  // map's own simulation is this one at 16 micro-batches: 1.1 ms + 16 x 2 ms.
+  EXPECT_NEAR(map_out["simulation"]["stepTime"].get<double>(), 1.1e-3 + 32e-3, 1e-15);
+  // GPipe: the backwards (2x) run after every forward; the step is longer than inference's.
+  r = run({"simulate", mapped, "--topology", (work_ / "line.json").string(), "--micro-batches", "4", "--schedule",
+           "gpipe", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(json::parse(r.out)["stepTime"].get<double>(), 9.1e-3 + 4 * 4e-3);
+
+  // Refusals: no topology, a bad schedule, a file that is no mapping, a device the machine lacks.
+  EXPECT_EQ(run({"simulate", mapped}).exit_code, 2);
+  EXPECT_EQ(run({"simulate", mapped, "--topology", "dgx-h100", "--schedule", "zero-bubble"}).exit_code, 2);
+  r = run({"simulate", (work_ / "stages.json").string(), "--topology", "dgx-h100"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("expected the output of onnx-placer map"), std::string::npos) << r.err;
+  r = run({"simulate", mapped, "--topology", "dgx-h100"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the topology has no device"), std::string::npos) << r.err;
+}
+
+// simulate on a place report: its mapping's simulation, recomputed.
+TEST_F(CliTest, SimulateReadsAPlaceReportOnATopology) {
+  const std::string report = (work_ / "report.json").string();
+  RunResult r = run({"place", model("resnet50_light.onnx"), "--topology", "dgx1-8xv100-nvlink", "--cpus", "0",
+                     "--algorithm", "dp", "--report", report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json placed = json::parse(slurp(report));
+  r = run({"simulate", report, "--topology", "dgx1-8xv100-nvlink", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sim = json::parse(r.out);
+  EXPECT_DOUBLE_EQ(sim["stepTime"].get<double>(), placed["mapping"]["simulation"]["stepTime"].get<double>());
+  ASSERT_EQ(sim["devices"].size(), placed["stages"].size());
+  for (std::size_t s = 0; s < placed["stages"].size(); ++s) {
+    EXPECT_EQ(sim["devices"][s]["name"], placed["stages"][s]["device_name"]);
+    // 16 micro-batches of the stage's operators.
+    EXPECT_NEAR(sim["devices"][s]["busy"].get<double>(), 16 * placed["stages"][s]["compute_seconds"].get<double>(), 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace placer::testing
