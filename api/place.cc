@@ -196,8 +196,6 @@ Status stageAnnotatedModel(OutputTransaction& outputs, const LoadedModel& model,
       return ioError("refusing to write " + target.string() + " beside " + path.string() +
                      ": it exists and is not the model's data file (--force replaces it)");
     }
-    if (!file.link_to.empty()) outputs.protect(file.link_to);
-    for (const DataFile::Piece& piece : file.pieces) outputs.protect(piece.file);
     if (Status s = outputs.stageDataFile(target, file); !s) return s;
   }
   return outputs.stageFile(path, *bytes);
@@ -240,12 +238,6 @@ Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode
     if (!built) return built.status();
     auto repository = tritonRepository(*built, placed.plan, reportContext(model, 0).model);
     if (!repository) return repository.status();
-    for (const StageModel& stage : built->models) {
-      for (const DataFile& file : stage.data) {
-        if (!file.link_to.empty()) outputs.protect(file.link_to);
-        for (const DataFile::Piece& piece : file.pieces) outputs.protect(piece.file);
-      }
-    }
     if (Status s = outputs.stageDirectory(*files.triton_dir, repository->files(), repository->dataFiles(),
                                           files.force, replaceableAsTritonRepository);
         !s)

@@ -220,7 +220,13 @@ Status OutputTransaction::stageFile(const fs::path& path, std::string_view bytes
   return s;
 }
 
+void OutputTransaction::protectSources(const DataFile& data) {
+  if (!data.link_to.empty()) protect(data.link_to);
+  for (const DataFile::Piece& piece : data.pieces) protect(piece.file);
+}
+
 Status OutputTransaction::stageDataFile(const fs::path& path, const DataFile& data) {
+  protectSources(data);
   // The name mkstemp reserved is freed for the link or the copy to take.
   std::string name;
   int fd = -1;
@@ -235,6 +241,7 @@ Status OutputTransaction::stageDirectory(const fs::path& dir,
                                          const std::vector<DataFile>& data, bool replace_any,
                                          Status (*replaceable)(const fs::path&)) {
   if (stopped()) return interrupted("interrupted before writing " + dir.string());
+  for (const DataFile& file : data) protectSources(file);
   if (Status s = checkTarget(dir, /*directory=*/true); !s) return s;
   if (!replace_any && replaceable != nullptr) {
     if (Status s = replaceable(dir); !s) return s;

@@ -56,14 +56,16 @@ class OutputTransaction {
   Status stageFile(const std::filesystem::path& path, std::string_view bytes);
 
   // Links or copies `data` into a temporary file beside `path`, as stageFile() writes bytes. A hard
-  // link that the file system refuses (another device) is an error that says so.
+  // link that the file system refuses (another device) is an error that says so. The files it links
+  // to or copies from become inputs (protect()).
   Status stageDataFile(const std::filesystem::path& path, const DataFile& data);
 
   // Writes `files` (name, bytes) and `data` into a temporary directory beside `dir`, which replaces
   // `dir` whole on commit. A name may hold subdirectories ("m/1/model.onnx"); one ending in '/' is an
   // empty directory. An existing `dir` must be a directory; unless `replace_any`, `replaceable` (when
   // not null) must accept it: say, it holds nothing but what an earlier run wrote there
-  // (replaceableAsStageDirectory in stage_directory.h, replaceableAsTritonRepository below).
+  // (replaceableAsStageDirectory in stage_directory.h, replaceableAsTritonRepository below). The
+  // files `data` links to or copies from become inputs.
   Status stageDirectory(const std::filesystem::path& dir,
                         const std::vector<std::pair<std::string, std::string_view>>& files,
                         const std::vector<DataFile>& data, bool replace_any,
@@ -71,6 +73,8 @@ class OutputTransaction {
 
   // Adds a file never to be written over (the data files the outputs link to or copy from).
   void protect(const std::filesystem::path& input) { inputs_.push_back(input); }
+  // protect() for every file `data` links to or copies from.
+  void protectSources(const DataFile& data);
 
   // Moves every staged output into place; all of them or, on failure or interruption, none (the
   // destinations keep what they held before).

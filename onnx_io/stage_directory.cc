@@ -83,11 +83,7 @@ Status stageStageDirectory(OutputTransaction& transaction, const fs::path& dir, 
   files.emplace_back("pipeline.json", stages.manifest_json);
   files.insert(files.end(), extra.begin(), extra.end());
   std::vector<DataFile> unique;
-  for (const auto& [name, file] : data) {
-    unique.push_back(*file);
-    if (!file->link_to.empty()) transaction.protect(file->link_to);
-    for (const DataFile::Piece& piece : file->pieces) transaction.protect(piece.file);
-  }
+  for (const auto& [name, file] : data) unique.push_back(*file);
   return transaction.stageDirectory(dir, files, unique, replace_any, replaceableAsStageDirectory);
 }
 
