@@ -138,7 +138,9 @@ Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const 
   const auto start = std::chrono::steady_clock::now();
   auto consecutive = consecutiveMapping(request, topology);
   if (!consecutive) return consecutive.status();
-  auto best = method == MapMethod::Optimal ? optimalMapping(request, topology, budget) : consecutive;
+  const std::optional<MappingRanking> ranking = simulatedRanking(request, topology);
+  auto best = method == MapMethod::Optimal ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
+                                           : consecutive;
   if (!best) return best.status();
   return mappingJson(request, topology, *best, *consecutive, method,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -171,6 +173,7 @@ nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology
   out["stageTimes"] = best->stage_time;
   out["consecutiveMapping"] = names(consecutive);
   out["searchNodes"] = best->nodes;
+  out["tiedMappingsRanked"] = best->tied;
   out["seconds"] = seconds;
   out["stageGraph"] = stageGraphJson(request.graph);
   // The mapped pipeline's inference step, beside the max stage time (not for replicated stages).

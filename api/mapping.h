@@ -37,6 +37,8 @@ Topology topologyOf(const DeviceSpec& spec);
 // returns {"mapping": [device names per stage; per stage a list of them with replicas],
 // "maxStageTime", "consecutiveMaxStageTime", "speedup", "status" ("optimal" or "time-limit"),
 // "cost" ("p2p" or "allreduce"), "replicas", "stageTimes", "consecutiveMapping", "searchNodes",
+// "tiedMappingsRanked" (the mappings as good as the best that the simulated step ranked: the
+// search returns the one with the shortest simulated step),
 // "seconds", "stageGraph" (the mapped stage graph in the simple form, so that the output is all
 // `simulate` needs), "simulation" (api/simulate.h: an inference step of kReportedMicroBatches
 // micro-batches on the mapping; without replicas)}.

@@ -78,7 +78,7 @@ Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& opt
 
 // The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
 Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
-              const RunControl& control);
+                        const RunControl& control);
 
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
   auto outcome = runPipelineOf(model.annotation.problem, options, control);
@@ -90,7 +90,7 @@ Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& option
 }
 
 Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
-                  const RunControl& control) {
+                            const RunControl& control) {
   Problem problem = model.annotation.problem;
   problem.objective.goal = options.goal;
   problem.objective.gpipe = options.gpipe;

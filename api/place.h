@@ -54,7 +54,7 @@ Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& option
 // A placement found elsewhere (a baseline, an expert's split; vertex i = graph.nodes[i]) made into the
 // plan and report solveModel gives its own (mapped onto the devices of a topology as solveModel's).
 Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
-                  const RunControl& control = {});
+                            const RunControl& control = {});
 
 // The report as `place` prints or writes it (indented JSON and a newline).
 std::string reportText(const Placed& placed);

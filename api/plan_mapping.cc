@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/mapping.h"
+#include "api/simulate.h"
 
 namespace placer::api {
 
@@ -44,12 +45,14 @@ StageGraph stageGraphOf(const Problem& problem, const std::vector<int>& device_o
     }
     if (to_host && from >= 0) g.host_bytes[from] += net.bytes;
   }
-  for (const auto& [pair, bytes] : between) g.edges.push_back({pair.first, pair.second, bytes});
+  for (const auto& [pair, bytes] : between)
+    g.edges.push_back({pair.first, pair.second, bytes});
   return g;
 }
 
 Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, const PlaceOptions& options,
-                                                     const Problem& problem, const std::vector<int>& device_of,
+                                                     const Problem& problem,
+                                                     const std::vector<int>& device_of,
                                                      const Evaluation& eval, PlacementPlan& plan,
                                                      const Budget& budget) {
   if (!spec.topology) return nlohmann::ordered_json(nullptr);
@@ -63,7 +66,10 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   if (request.graph.stages() > 0) {
     auto consecutive = consecutiveMapping(request, topology);
     if (!consecutive) return consecutive.status();
-    auto chosen = options.map == MapMethod::Optimal ? optimalMapping(request, topology, budget) : consecutive;
+    const std::optional<MappingRanking> ranking = simulatedRanking(request, topology);
+    auto chosen = options.map == MapMethod::Optimal
+                      ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
+                      : consecutive;
     if (!chosen) return chosen.status();
     int s = 0;
     for (const PlannedStage& stage : plan.stages) {
@@ -85,7 +91,8 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
     PlannedDevice& device = plan.devices[d];
     if (!device.accelerator) continue;
     if (physical[d] < 0) {
-      while (next < taken.size() && taken[next]) ++next;
+      while (next < taken.size() && taken[next])
+        ++next;
       if (next == taken.size()) break;  // more accelerators than devices cannot come from a topology
       physical[d] = static_cast<int>(next);
       taken[next] = true;
@@ -97,7 +104,8 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   nlohmann::ordered_json report;
   report["topology"] = spec.name;
   report["map"] = options.map == MapMethod::Optimal ? "optimal" : "consecutive";
-  for (auto& [key, value] : out.items()) report[key] = value;
+  for (auto& [key, value] : out.items())
+    report[key] = value;
   return report;
 }
 

@@ -35,7 +35,8 @@ StageGraph stageGraphOf(const Problem& problem, const std::vector<int>& device_o
 // fields of `onnx-placer map`'s output, with "topology" and "map"). A spec without a topology is
 // left as it is (null).
 Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, const PlaceOptions& options,
-                                                     const Problem& problem, const std::vector<int>& device_of,
+                                                     const Problem& problem,
+                                                     const std::vector<int>& device_of,
                                                      const Evaluation& eval, PlacementPlan& plan,
                                                      const Budget& budget);
 

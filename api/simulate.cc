@@ -1,29 +1,34 @@
 #include "api/simulate.h"
 
 #include "api/mapping.h"
+#include "core/infinity.h"
 #include "onnx_io/input_file.h"
 #include "onnx_io/json_text.h"
 
 namespace placer::api {
 
-SimulatedPipeline simulatedPipeline(const StageGraph& graph, const std::vector<int>& device, double backward_ratio) {
+SimulatedPipeline simulatedPipeline(const StageGraph& graph, const std::vector<int>& device,
+                                    double backward_ratio) {
   SimulatedPipeline p;
   p.device = device;
   p.forward = graph.compute;
-  for (double f : graph.compute) p.backward.push_back(f * backward_ratio);
+  for (double f : graph.compute)
+    p.backward.push_back(f * backward_ratio);
   p.bytes.assign(graph.stages() > 0 ? graph.stages() - 1 : 0, 0.0);
   for (const StageGraph::Edge& e : graph.edges) {
     // Relayed from the earlier stage to the later one, hop by hop.
-    for (int s = std::min(e.from, e.to); s < std::max(e.from, e.to); ++s) p.bytes[s] += e.bytes;
+    for (int s = std::min(e.from, e.to); s < std::max(e.from, e.to); ++s)
+      p.bytes[s] += e.bytes;
   }
   return p;
 }
 
 Expected<nlohmann::ordered_json> simulate(const StageGraph& graph, const std::vector<int>& device,
-                                          const Topology& topology, int micro_batches, PipelineSchedule schedule,
-                                          double backward_ratio) {
+                                          const Topology& topology, int micro_batches,
+                                          PipelineSchedule schedule, double backward_ratio) {
   if (!(backward_ratio >= 0)) return invalidInput("simulate: the backward ratio must be a number >= 0");
-  auto result = simulatePipeline(simulatedPipeline(graph, device, backward_ratio), topology, micro_batches, schedule);
+  auto result =
+      simulatePipeline(simulatedPipeline(graph, device, backward_ratio), topology, micro_batches, schedule);
   if (!result) return result.status();
   nlohmann::ordered_json out;
   out["schedule"] = schedule == PipelineSchedule::Inference ? "inference"
@@ -43,9 +48,22 @@ Expected<nlohmann::ordered_json> simulate(const StageGraph& graph, const std::ve
   return out;
 }
 
-Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path& path, const Topology& topology,
-                                                    int micro_batches, PipelineSchedule schedule,
-                                                    double backward_ratio) {
+std::optional<MappingRanking> simulatedRanking(const MappingRequest& request, const Topology& topology) {
+  if (request.replicas != 1) return std::nullopt;
+  MappingRanking ranking;
+  ranking.rank = [&request, &topology](const Mapping& mapping) {
+    std::vector<int> device;
+    for (const auto& replicas : mapping.device) device.push_back(replicas.front());
+    auto result = simulatePipeline(simulatedPipeline(request.graph, device, kDefaultBackwardRatio), topology,
+                                   kReportedMicroBatches, PipelineSchedule::Inference);
+    return result ? result->step_time : kInfinity;
+  };
+  return ranking;
+}
+
+Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path& path,
+                                                    const Topology& topology, int micro_batches,
+                                                    PipelineSchedule schedule, double backward_ratio) {
   using Json = nlohmann::json;
   auto text = readInputFile(path, kMaxTextBytes);
   if (!text) return text.status();
@@ -61,8 +79,9 @@ Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path&
   }
   if (!mapped->is_object() || !mapped->contains("stageGraph") || !mapped->contains("mapping") ||
       !(*mapped)["mapping"].is_array()) {
-    return invalidInput(where + ": expected the output of onnx-placer map, or a place report on a topology "
-                                "(with \"mapping\" and \"stageGraph\")");
+    return invalidInput(where +
+                        ": expected the output of onnx-placer map, or a place report on a topology "
+                        "(with \"mapping\" and \"stageGraph\")");
   }
   auto graph = stageGraphFromJson((*mapped)["stageGraph"], where + ".stageGraph");
   if (!graph) return graph.status();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,18 +29,25 @@ inline constexpr double kDefaultBackwardRatio = 2;
 inline constexpr int kReportedMicroBatches = 16;
 
 // The chain the simulator runs for `graph` with stage s on device[s].
-SimulatedPipeline simulatedPipeline(const StageGraph& graph, const std::vector<int>& device, double backward_ratio);
+SimulatedPipeline simulatedPipeline(const StageGraph& graph, const std::vector<int>& device,
+                                    double backward_ratio);
 
 // {"schedule", "microBatches", "stepTime", "throughput", "devices": [{"name", "stage", "busy",
 // "idle"}]} of the pipeline on `topology`.
 Expected<nlohmann::ordered_json> simulate(const StageGraph& graph, const std::vector<int>& device,
-                                          const Topology& topology, int micro_batches, PipelineSchedule schedule,
+                                          const Topology& topology, int micro_batches,
+                                          PipelineSchedule schedule,
                                           double backward_ratio = kDefaultBackwardRatio);
+
+// What ranks mappings whose largest stage times tie (optimalMapping's MappingRanking): their
+// simulated inference step of kReportedMicroBatches micro-batches, up to 32 of them. Without
+// replicas only (nullopt otherwise); `request` must outlive it.
+std::optional<MappingRanking> simulatedRanking(const MappingRequest& request, const Topology& topology);
 
 // The same for a file: `map`'s output, or a `place` report with a "mapping" (its "stageGraph" and
 // the devices of its "mapping", by name on `topology`). Adds "maxStageTime" from the file beside.
-Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path& path, const Topology& topology,
-                                                    int micro_batches, PipelineSchedule schedule,
-                                                    double backward_ratio);
+Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path& path,
+                                                    const Topology& topology, int micro_batches,
+                                                    PipelineSchedule schedule, double backward_ratio);
 
 }  // namespace placer::api

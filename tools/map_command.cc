@@ -23,8 +23,10 @@ STAGES.json is the pipeline.json that place --stages-dir writes, or
    "edges": [{"from": I, "to": J, "bytes": BYTES}, ...]}
 
 Prints {"mapping": [the device of each stage], "maxStageTime", "consecutiveMaxStageTime", "speedup",
-"status" (optimal, time-limit, or consecutive with --map consecutive), "cost", "replicas", "stageTimes", "consecutiveMapping",
-"searchNodes", "seconds"}; with replicas each stage's entry lists its replicas' devices.
+"status" (optimal, time-limit, or consecutive with --map consecutive), "cost", "replicas",
+"stageTimes", "consecutiveMapping", "searchNodes", "seconds", "stageGraph" (the stage graph mapped),
+"simulation" (a 16-micro-batch inference step on the mapping, as onnx-placer simulate computes it;
+without replicas)}; with replicas each stage's entry lists its replicas' devices.
 
 Options:
   --topology FILE|PRESET  the machine: a device specification with a topology (README.md,

@@ -1,5 +1,6 @@
 #include "tools/simulate_command.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "api/mapping.h"
@@ -52,7 +53,8 @@ int runSimulate(const Args& args) {
   int micro_batches = api::kReportedMicroBatches;
   if (auto it = args.values.find("micro-batches"); it != args.values.end()) {
     auto m = parseInteger(it->second);
-    if (!m || *m < 1 || *m > 100000) return usageError("--micro-batches must be an integer in 1..100000", "simulate");
+    if (!m || *m < 1 || *m > 100000)
+      return usageError("--micro-batches must be an integer in 1..100000", "simulate");
     micro_batches = static_cast<int>(*m);
   }
   PipelineSchedule schedule = PipelineSchedule::Inference;
@@ -64,15 +66,19 @@ int runSimulate(const Args& args) {
   double ratio = api::kDefaultBackwardRatio;
   if (auto it = args.values.find("backward-ratio"); it != args.values.end()) {
     auto r = parseNumber(it->second);
-    if (!r || !(*r >= 0) || !std::isfinite(*r)) return usageError("--backward-ratio must be a number >= 0", "simulate");
+    if (!r || !(*r >= 0) || !std::isfinite(*r))
+      return usageError("--backward-ratio must be a number >= 0", "simulate");
     ratio = *r;
   }
   api::PlaceOptions options;
-  if (auto it = args.values.find("topology"); it != args.values.end()) options.devices = it->second;
-  else return usageError("simulate needs --topology FILE|PRESET", "simulate");
+  if (auto it = args.values.find("topology"); it != args.values.end())
+    options.devices = it->second;
+  else
+    return usageError("simulate needs --topology FILE|PRESET", "simulate");
   auto spec = api::resolveDevices(options, api::OptionNaming::Flag);
   if (!spec) return fail(spec.status());
-  auto result = api::simulateMappedFile(args.positional.front(), api::topologyOf(*spec), micro_batches, schedule, ratio);
+  auto result = api::simulateMappedFile(args.positional.front(), api::topologyOf(*spec), micro_batches,
+                                        schedule, ratio);
   if (!result) return fail(result.status());
   if (Status s = emit(args, jsonText(*result, 2) + "\n", {args.positional.front()}); !s) return fail(s);
   if (!args.flags.count("quiet")) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -82,9 +83,17 @@ class Search {
   // A complete mapping whose largest time is at most `target` (strictly below with `strict`); false
   // when there is none, or when the budget ran out (aborted() says which).
   bool find(double target, bool strict, std::vector<int>& out) {
+    return visit(target, strict, [&](const std::vector<int>& found) {
+      out = found;
+      return true;
+    });
+  }
+  // Every complete mapping whose largest time is at most `target`, in search order, to `leaf` until
+  // it returns true (then true), or until there are no more (false).
+  bool visit(double target, bool strict, const std::function<bool(const std::vector<int>&)>& leaf) {
     target_ = target;
     strict_ = strict;
-    out_ = &out;
+    leaf_ = &leaf;
     return place(0);
   }
   bool aborted() const { return aborted_; }
@@ -96,10 +105,7 @@ class Search {
   double transfer(int a, int b, double bytes) const { return in_.topology->transferSeconds(a, b, bytes); }
 
   bool place(int slot) {
-    if (slot == in_.slots) {
-      *out_ = device_;
-      return true;
-    }
+    if (slot == in_.slots) return (*leaf_)(device_);
     if ((++nodes_ & 1023) == 0 && budget_.exhausted()) aborted_ = true;
     if (aborted_) return false;
     const int s = slot / in_.replicas, r = slot % in_.replicas;
@@ -171,7 +177,7 @@ class Search {
   std::vector<std::pair<int, double>> undo_;  // (slot, or -1 - stage for a ring) -> old value
   double target_ = 0;
   bool strict_ = false;
-  std::vector<int>* out_ = nullptr;
+  const std::function<bool(const std::vector<int>&)>* leaf_ = nullptr;
   bool aborted_ = false;
   long long nodes_ = 0;
 };
@@ -270,7 +276,8 @@ Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topolo
   return evaluateMapping(request, topology, bySlot(*in, device));
 }
 
-Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget) {
+Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget,
+                                 const MappingRanking* ranking) {
   auto in = instanceOf(request, topology);
   if (!in) return in.status();
   auto best = consecutiveMapping(request, topology);
@@ -297,6 +304,26 @@ Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& 
     *best = std::move(mapping);
   }
   best->optimal = !search.aborted();
+  // Mappings as good as the best, ranked: the first `candidates` the search meets, the best kept.
+  if (ranking != nullptr && ranking->rank && best->optimal) {
+    const double tie = best->max_stage_time;
+    double best_rank = ranking->rank(*best);
+    int seen = 0;
+    search.visit(tie, false, [&](const std::vector<int>& found) {
+      Mapping mapping = evaluateMapping(request, topology, bySlot(*in, found));
+      if (!(mapping.max_stage_time > tie)) {
+        ++seen;
+        const double rank = ranking->rank(mapping);
+        if (rank < best_rank) {
+          best_rank = rank;
+          *best = std::move(mapping);
+          best->optimal = true;
+        }
+      }
+      return seen >= ranking->candidates;
+    });
+    best->tied = seen;
+  }
   best->nodes = search.nodes();
   return best;
 }

@@ -25,6 +25,7 @@
 // (replica r of stage s on device s·R + r).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,7 @@ struct Mapping {
   MapCost cost = MapCost::PointToPoint;  // the cost used (Auto resolved)
   bool optimal = false;                  // the search finished: no mapping has a smaller max
   long long nodes = 0;                   // search nodes visited
+  int tied = 0;                          // mappings of the same largest time ranked (MappingRanking)
 };
 
 // "p2p", "allreduce", "auto"; nullopt for anything else.
@@ -81,7 +83,17 @@ Mapping evaluateMapping(const MappingRequest& request, const Topology& topology,
 // negative or non-finite time or size).
 Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topology& topology);
 
-// The best mapping (above); the same refusals.
-Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget);
+// What breaks ties between mappings of the same largest stage time: `rank` (lower is better; a
+// simulated step time, say) of up to `candidates` such mappings, the first the search meets.
+struct MappingRanking {
+  std::function<double(const Mapping&)> rank;
+  int candidates = 32;
+};
+
+// The best mapping (above); the same refusals. With `ranking`, once the best largest time is proven,
+// the mappings that tie with it are ranked and the best ranked is returned (Mapping::tied says how
+// many were ranked; the budget ends the ranking early, keeping the best ranked so far).
+Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget,
+                                 const MappingRanking* ranking = nullptr);
 
 }  // namespace placer

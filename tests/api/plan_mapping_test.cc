@@ -27,7 +27,8 @@ struct Fixture {
     problem.nets = {Net{0, {1, 2}, 1e-6, 0, 100}, Net{2, {3}, 1e-6, 0, 30}, Net{1, {3}, 1e-6, 0, 7},
                     Net{0, {3}, 0, 0, 0}};
     for (const Net& net : problem.nets) {
-      for (Vertex sink : net.sinks) boost::add_edge(net.source, sink, OpEdge{net.cost, false, 0, net.bytes}, problem.graph);
+      for (Vertex sink : net.sinks)
+        boost::add_edge(net.source, sink, OpEdge{net.cost, false, 0, net.bytes}, problem.graph);
     }
     problem.devices = DeviceSet{2, 1e9, 1};
   }
@@ -46,8 +47,8 @@ TEST(PlanMapping, StageGraphHasTheAcceleratorStagesTheirTensorsAndTheHostTraffic
   const PlacementPlan plan = f.plan(eval);
   const StageGraph g = api::stageGraphOf(f.problem, f.device_of, eval, plan);
   ASSERT_EQ(g.stages(), 2);
-  EXPECT_DOUBLE_EQ(g.compute[0], 1e-3);             // v0
-  EXPECT_DOUBLE_EQ(g.compute[1], 2e-3 + 4e-3);      // v1 + v3
+  EXPECT_DOUBLE_EQ(g.compute[0], 1e-3);         // v0
+  EXPECT_DOUBLE_EQ(g.compute[1], 2e-3 + 4e-3);  // v1 + v3
   EXPECT_DOUBLE_EQ(g.weight_bytes[0], 1000);
   EXPECT_DOUBLE_EQ(g.weight_bytes[1], 2000 + 4000);
   ASSERT_EQ(g.edges.size(), 1u);  // v0's tensor to accelerator 1
@@ -72,7 +73,8 @@ TEST(PlanMapping, ThePlansAcceleratorsBecomeThePhysicalDevices) {
   spec.name = "three";
   spec.topology = t;
   api::PlaceOptions options;
-  auto report = api::mapPlanOntoTopology(spec, options, f.problem, f.device_of, eval, plan, Budget::unlimited());
+  auto report =
+      api::mapPlanOntoTopology(spec, options, f.problem, f.device_of, eval, plan, Budget::unlimited());
   ASSERT_TRUE(report) << report.status().message();
   EXPECT_EQ((*report)["topology"], "three");
   EXPECT_EQ((*report)["status"], "optimal");
@@ -94,7 +96,8 @@ TEST(PlanMapping, ThePlansAcceleratorsBecomeThePhysicalDevices) {
 
   // Without a topology nothing changes.
   PlacementPlan plain = f.plan(eval);
-  auto none = api::mapPlanOntoTopology(DeviceSpec{}, options, f.problem, f.device_of, eval, plain, Budget::unlimited());
+  auto none = api::mapPlanOntoTopology(DeviceSpec{}, options, f.problem, f.device_of, eval, plain,
+                                       Budget::unlimited());
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->is_null());
   EXPECT_EQ(plain.devices[1].name, "gpu:1");

@@ -2,6 +2,7 @@
 // devices (random stage graphs with skip edges; random, grid and DGX-1 machines of up to 8 devices;
 // both costs), never worse than the consecutive mapping, and a hand-computed case.
 #include "solvers/mapping/device_mapping.h"
+#include "solvers/mapping/pipeline_simulator.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 
 namespace placer::testing {
@@ -192,6 +194,48 @@ TEST(DeviceMapping, HostTransfersGoOverTheWidestRouteToTheHost) {
   // Host bytes count only for the point-to-point cost, and must be one per stage.
   request.graph.host_bytes = {1e6};
   EXPECT_FALSE(optimalMapping(request, t, Budget::unlimited()));
+}
+
+// Ties ranked: stage 2 (10 ms, no traffic) sets the largest stage time of every mapping, so all
+// tie; a simulated inference step still prefers stages 0 and 1 (which exchange 100 KB) on the one
+// fast link, where the pipeline fills 1 ms sooner. Devices d0..d3 reach each other through the host
+// at 100 MB/s; d2 - d3 also directly at 100 GB/s.
+TEST(DeviceMapping, TiesAreRankedByTheSimulatedStep) {
+  Topology t;
+  t.kinds = {"a"};
+  for (int i = 0; i < 4; ++i) t.devices.push_back({"d" + std::to_string(i), 0});
+  for (int i = 0; i < 4; ++i) t.links.push_back({i, 4, 1e8, 0});
+  t.links.push_back({2, 3, 1e11, 0});
+  ASSERT_TRUE(t.finish());
+  MappingRequest request;
+  request.graph.compute = {1e-3, 1e-3, 1e-2};
+  request.graph.weight_bytes = {0, 0, 0};
+  request.graph.edges = {{0, 1, 1e5}};
+  request.cost = MapCost::PointToPoint;
+  auto step = [&](const Mapping& m) {
+    SimulatedPipeline p;
+    for (const auto& replicas : m.device) p.device.push_back(replicas.front());
+    p.forward = request.graph.compute;
+    p.bytes = {1e5, 0};
+    auto result = simulatePipeline(p, t, 4, PipelineSchedule::Inference);
+    return result ? result->step_time : 1e9;
+  };
+  auto plain = optimalMapping(request, t, Budget::unlimited());
+  ASSERT_TRUE(plain);
+  EXPECT_DOUBLE_EQ(plain->max_stage_time, 1e-2);
+  // The first mapping the search meets: stage 0 on d0, stage 1 on d1, over the host (1 ms).
+  EXPECT_EQ(plain->device, (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+  // Its 100 KB cross the host at 100 MB/s (1 ms each), and stage 1's sends to stage 2 wait for the
+  // host link stage 0's transfers hold: at least 1 ms of fill more than on the fast link.
+  EXPECT_GE(step(*plain), 1e-3 + 1e-3 + 1e-3 + 4 * 1e-2 - 1e-12);
+  const MappingRanking ranking{step, 64};
+  auto ranked = optimalMapping(request, t, Budget::unlimited(), &ranking);
+  ASSERT_TRUE(ranked);
+  EXPECT_DOUBLE_EQ(ranked->max_stage_time, 1e-2);
+  EXPECT_TRUE(ranked->optimal);
+  EXPECT_GT(ranked->tied, 1);
+  EXPECT_EQ((std::set<int>{ranked->device[0][0], ranked->device[1][0]}), (std::set<int>{2, 3}));
+  EXPECT_NEAR(step(*ranked), 1e-3 + 1e-6 + 1e-3 + 4 * 1e-2, 1e-12);
 }
 
 // Stopped by the budget (an instance far too large to search in a millisecond, or a stop flag set
