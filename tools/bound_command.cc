@@ -55,6 +55,9 @@ Options:
                           as for partition
   --devices FILE|PRESET, --dim NAME=VALUE, --phase prompt|token, --cost-profile FILE, --cost-plugin LIB.so
                           for MODEL.onnx, as for place
+  --topology FILE|PRESET  for MODEL.onnx, the machine as a topology (as for place). The bound is the
+                          solvers' model's: the topology's devices as interchangeable accelerators
+                          on the host link, whichever device the mapping then gives each stage
   -o, --output FILE       write the JSON there (atomically) instead of standard output
   -q, --quiet             no summary on standard error
 )";
@@ -63,7 +66,8 @@ std::vector<OptionSpec> boundOptions() {
   std::vector<OptionSpec> specs = modelOptions();
   for (OptionSpec extra : std::vector<OptionSpec>{{"overlap", true},   {"objective", true}, {"time-limit", true},
                                                   {"threads", true},   {"max-ideals", true}, {"method", true, true},
-                                                  {"space", true},     {"gpipe", false}, {"mip-solver", true}}) {
+                                                  {"space", true},     {"gpipe", false}, {"mip-solver", true},
+                                                  {"topology", true}}) {
     specs.push_back(extra);
   }
   return specs;
@@ -106,8 +110,8 @@ int runBound(const Args& args) {
     if (auto error = parseDeviceOverrides(args, overrides)) return usageError(*error, "bound");
     if (overrides.overlap) problem.objective.overlap = *overrides.overlap;
   } else {
-    if (args.values.count("devices") || args.repeated.count("dim"))
-      return usageError("--devices and --dim apply to an ONNX model, not to " + input, "bound");
+    if (args.values.count("devices") || args.values.count("topology") || args.repeated.count("dim"))
+      return usageError("--devices, --topology and --dim apply to an ONNX model, not to " + input, "bound");
     if (int rc = loadWorkloadProblem(args, "bound", input, problem); rc != kOk) return rc;
   }
   problem.objective.goal = goal;

@@ -118,6 +118,23 @@ TEST_F(CliTest, PlaceOnATopologyNamesThePhysicalDevices) {
                    mapping["consecutiveMaxStageTime"].get<double>());
 }
 
+// bound --topology bounds the solvers' model on the topology's devices: the same as --devices with it.
+TEST_F(CliTest, BoundOnATopologyIsBoundOnItsDevices) {
+  const std::vector<std::string> common{"bound", model("resnet50_light.onnx"), "--cpus", "0", "--method", "simple", "-q"};
+  std::vector<std::string> with_topology = common, with_devices = common;
+  with_topology.insert(with_topology.end(), {"--topology", "dgx1-8xv100-nvlink"});
+  with_devices.insert(with_devices.end(), {"--devices", "dgx1-8xv100-nvlink"});
+  RunResult a = run(with_topology), b = run(with_devices);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(json::parse(a.out)["lowerBound"], json::parse(b.out)["lowerBound"]);
+  EXPECT_GT(json::parse(a.out)["lowerBound"].get<double>(), 0);
+  // Not for a workload, whose transfers are given in seconds.
+  RunResult w = run({"bound", dataPath("workloads/throughput-inputs/LayerGraphs/gnmt_inference.json").string(),
+                     "--topology", "dgx-h100"});
+  EXPECT_EQ(w.exit_code, 2) << w.err;
+}
+
 TEST_F(CliTest, PlaceOnATopologyRefusesWhatIsNotOne) {
   // A specification of the accelerators/link form has no topology to map onto.
   RunResult r = run({"place", model("light_squeezenet.onnx"), "--topology", "pcie3-4x16gb", "-q"});
