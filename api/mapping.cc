@@ -16,9 +16,11 @@ using Json = nlohmann::json;
 
 Expected<double> number(const Json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return invalidInput(where + "." + key + ": missing, or not a number");
+  if (it == object.end() || !it->is_number())
+    return invalidInput(where + "." + key + ": missing, or not a number");
   const double value = it->get<double>();
-  if (!std::isfinite(value) || value < 0) return invalidInput(where + "." + key + " must be a finite number >= 0");
+  if (!std::isfinite(value) || value < 0)
+    return invalidInput(where + "." + key + " must be a finite number >= 0");
   return value;
 }
 
@@ -51,7 +53,8 @@ Expected<StageGraph> simpleForm(const Json& root, const std::string& source) {
   for (std::size_t e = 0; e < root["edges"].size(); ++e) {
     const Json& edge = root["edges"][e];
     const std::string where = source + ": edges[" + std::to_string(e) + "]";
-    auto from = number(edge, "from", where), to = number(edge, "to", where), bytes = number(edge, "bytes", where);
+    auto from = number(edge, "from", where), to = number(edge, "to", where),
+         bytes = number(edge, "bytes", where);
     if (!from || !to || !bytes) return (!from ? from : !to ? to : bytes).status();
     if (*from != std::floor(*from) || *to != std::floor(*to) || *from >= static_cast<double>(g.stages()) ||
         *to >= static_cast<double>(g.stages()) || *from == *to)
@@ -88,11 +91,14 @@ Expected<StageGraph> manifestForm(const Json& root, const std::string& source) {
       between[{from->get<int>(), static_cast<int>(s)}] += b;
     }
   }
-  for (const auto& [pair, bytes] : between) g.edges.push_back({pair.first, pair.second, bytes});
+  for (const auto& [pair, bytes] : between)
+    g.edges.push_back({pair.first, pair.second, bytes});
   return g;
 }
 
-std::string deviceName(const Topology& t, int d) { return t.devices[d].name; }
+std::string deviceName(const Topology& t, int d) {
+  return t.devices[d].name;
+}
 
 }  // namespace
 
@@ -122,7 +128,8 @@ nlohmann::ordered_json stageGraphJson(const StageGraph& g) {
     out["stages"].push_back(std::move(stage));
   }
   out["edges"] = nlohmann::ordered_json::array();
-  for (const StageGraph::Edge& e : g.edges) out["edges"].push_back({{"from", e.from}, {"to", e.to}, {"bytes", e.bytes}});
+  for (const StageGraph::Edge& e : g.edges)
+    out["edges"].push_back({{"from", e.from}, {"to", e.to}, {"bytes", e.bytes}});
   return out;
 }
 
@@ -133,22 +140,32 @@ Topology topologyOf(const DeviceSpec& spec) {
   return t;
 }
 
-Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology, const Budget& budget,
-                                          MapMethod method) {
+Expected<MappedStages> mapStageGraph(const MappingRequest& request, const Topology& topology,
+                                     const Budget& budget, MapMethod method) {
   const auto start = std::chrono::steady_clock::now();
   auto consecutive = consecutiveMapping(request, topology);
   if (!consecutive) return consecutive.status();
   const std::optional<MappingRanking> ranking = simulatedRanking(request, topology);
-  auto best = method == MapMethod::Optimal ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
-                                           : consecutive;
+  auto best = method == MapMethod::Optimal
+                  ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
+                  : consecutive;
   if (!best) return best.status();
-  return mappingJson(request, topology, *best, *consecutive, method,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  nlohmann::ordered_json json =
+      mappingJson(request, topology, *best, *consecutive, method,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return MappedStages{std::move(*best), std::move(json)};
 }
 
-nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology, const Mapping& chosen,
-                                   const Mapping& consecutive, MapMethod method, double seconds) {
-  const Mapping* best = &chosen;
+Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology,
+                                           const Budget& budget, MapMethod method) {
+  auto mapped = mapStageGraph(request, topology, budget, method);
+  if (!mapped) return mapped.status();
+  return std::move(mapped->json);
+}
+
+nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology,
+                                   const Mapping& chosen, const Mapping& consecutive, MapMethod method,
+                                   double seconds) {
   auto names = [&](const Mapping& m) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& replicas : m.device) {
@@ -157,30 +174,35 @@ nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology
         continue;
       }
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (int d : replicas) list.push_back(deviceName(topology, d));
+      for (int d : replicas)
+        list.push_back(deviceName(topology, d));
       out.push_back(std::move(list));
     }
     return out;
   };
   nlohmann::ordered_json out;
-  out["mapping"] = names(*best);
-  out["maxStageTime"] = best->max_stage_time;
+  out["mapping"] = names(chosen);
+  out["maxStageTime"] = chosen.max_stage_time;
   out["consecutiveMaxStageTime"] = consecutive.max_stage_time;
-  out["speedup"] = best->max_stage_time > 0 ? consecutive.max_stage_time / best->max_stage_time : 1.0;
-  out["status"] = method == MapMethod::Consecutive ? "consecutive" : best->optimal ? "optimal" : "time-limit";
-  out["cost"] = best->cost == MapCost::AllReduce ? "allreduce" : "p2p";
+  out["speedup"] = chosen.max_stage_time > 0 ? consecutive.max_stage_time / chosen.max_stage_time : 1.0;
+  out["status"] = method == MapMethod::Consecutive ? "consecutive"
+                  : chosen.optimal                 ? "optimal"
+                                                   : "time-limit";
+  out["cost"] = chosen.cost == MapCost::AllReduce ? "allreduce" : "p2p";
   out["replicas"] = request.replicas;
-  out["stageTimes"] = best->stage_time;
+  out["stageTimes"] = chosen.stage_time;
   out["consecutiveMapping"] = names(consecutive);
-  out["searchNodes"] = best->nodes;
-  out["tiedMappingsRanked"] = best->tied;
+  out["searchNodes"] = chosen.nodes;
+  out["tiedMappingsRanked"] = chosen.tied;
   out["seconds"] = seconds;
   out["stageGraph"] = stageGraphJson(request.graph);
   // The mapped pipeline's inference step, beside the max stage time (not for replicated stages).
   if (request.replicas == 1) {
     std::vector<int> devices;
-    for (const auto& replicas : best->device) devices.push_back(replicas.front());
-    auto simulation = simulate(request.graph, devices, topology, kReportedMicroBatches, PipelineSchedule::Inference);
+    for (const auto& replicas : chosen.device)
+      devices.push_back(replicas.front());
+    auto simulation =
+        simulate(request.graph, devices, topology, kReportedMicroBatches, PipelineSchedule::Inference);
     if (simulation) out["simulation"] = std::move(*simulation);
   }
   return out;

@@ -43,11 +43,20 @@ Topology topologyOf(const DeviceSpec& spec);
 // `simulate` needs), "simulation" (api/simulate.h: an inference step of kReportedMicroBatches
 // micro-batches on the mapping; without replicas)}.
 Expected<nlohmann::ordered_json> mapStages(const MappingRequest& request, const Topology& topology,
-                                          const Budget& budget, MapMethod method = MapMethod::Optimal);
+                                           const Budget& budget, MapMethod method = MapMethod::Optimal);
+
+// mapStages with the mapping itself beside its JSON (for a caller that applies it).
+struct MappedStages {
+  Mapping mapping;
+  nlohmann::ordered_json json;
+};
+Expected<MappedStages> mapStageGraph(const MappingRequest& request, const Topology& topology,
+                                     const Budget& budget, MapMethod method = MapMethod::Optimal);
 
 // The mapping and the consecutive mapping as mapStages returns them ("status" "consecutive" when
 // the mapping is the consecutive one by choice).
-nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology, const Mapping& chosen,
-                                   const Mapping& consecutive, MapMethod method, double seconds);
+nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology& topology,
+                                   const Mapping& chosen, const Mapping& consecutive, MapMethod method,
+                                   double seconds);
 
 }  // namespace placer::api

@@ -1,11 +1,9 @@
 #include "api/plan_mapping.h"
 
-#include <chrono>
 #include <map>
 #include <set>
 
 #include "api/mapping.h"
-#include "api/simulate.h"
 
 namespace placer::api {
 
@@ -57,26 +55,20 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
                                                      const Budget& budget) {
   if (!spec.topology) return nlohmann::ordered_json(nullptr);
   const Topology& topology = *spec.topology;
-  const auto start = std::chrono::steady_clock::now();
   MappingRequest request;
   request.graph = stageGraphOf(problem, device_of, eval, plan);
   request.cost = options.map_cost;
   std::vector<int> physical(plan.devices.size(), -1);  // per plan device: its topology device
   nlohmann::ordered_json out;
   if (request.graph.stages() > 0) {
-    auto consecutive = consecutiveMapping(request, topology);
-    if (!consecutive) return consecutive.status();
-    const std::optional<MappingRanking> ranking = simulatedRanking(request, topology);
-    auto chosen = options.map == MapMethod::Optimal
-                      ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
-                      : consecutive;
-    if (!chosen) return chosen.status();
+    auto mapped = mapStageGraph(request, topology, budget, options.map);
+    if (!mapped) return mapped.status();
     int s = 0;
     for (const PlannedStage& stage : plan.stages) {
-      if (plan.devices[stage.device].accelerator) physical[stage.device] = chosen->device[s++].front();
+      if (plan.devices[stage.device].accelerator)
+        physical[stage.device] = mapped->mapping.device[s++].front();
     }
-    out = mappingJson(request, topology, *chosen, *consecutive, options.map,
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    out = std::move(mapped->json);
   } else {
     out["mapping"] = nlohmann::ordered_json::array();
     out["status"] = "no accelerator stage";
