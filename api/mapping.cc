@@ -1,5 +1,6 @@
 #include "api/mapping.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -24,14 +25,24 @@ Expected<double> number(const Json& object, const char* key, const std::string& 
   return value;
 }
 
-// The simple form: stages with compute, weight_bytes and optionally host_bytes, edges with from,
-// to, bytes.
-Expected<StageGraph> simpleForm(const Json& root, const std::string& source) {
+// The simple form: stages with compute, weight_bytes and optionally host_bytes and kind (a device
+// kind of `topology`), edges with from, to, bytes.
+Expected<StageGraph> simpleForm(const Json& root, const std::string& source, const Topology* topology) {
   StageGraph g;
   const Json& stages = root.at("stages");
   bool host = false;
   for (std::size_t s = 0; s < stages.size(); ++s) {
     const std::string where = source + ": stages[" + std::to_string(s) + "]";
+    if (auto kind = stages[s].find("kind"); kind != stages[s].end()) {
+      const auto& kinds = topology != nullptr ? topology->kinds : std::vector<std::string>{};
+      const auto it = kind->is_string() ? std::find(kinds.begin(), kinds.end(), kind->get<std::string>()) : kinds.end();
+      if (it == kinds.end())
+        return invalidInput(where + ".kind: not a device kind of the machine (" + kind->dump() + ")");
+      if (s > 0 && g.kind.size() != s) return invalidInput(where + ".kind: give every stage a kind, or none");
+      g.kind.push_back(static_cast<int>(it - kinds.begin()));
+    } else if (!g.kind.empty()) {
+      return invalidInput(where + ".kind: give every stage a kind, or none");
+    }
     auto compute = number(stages[s], "compute", where);
     if (!compute) return compute.status();
     auto weights = number(stages[s], "weight_bytes", where);
@@ -102,29 +113,31 @@ std::string deviceName(const Topology& t, int d) {
 
 }  // namespace
 
-Expected<StageGraph> readStageGraph(const std::filesystem::path& path) {
+Expected<StageGraph> readStageGraph(const std::filesystem::path& path, const Topology* topology) {
   auto text = readInputFile(path, kMaxTextBytes);
   if (!text) return text.status();
   const std::string source = path.string();
   auto root = parseJsonRejectingDuplicates<Json>(*text, source, dottedPath);
   if (!root) return root.status();
-  return stageGraphFromJson(*root, source);
+  return stageGraphFromJson(*root, source, topology);
 }
 
-Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source) {
+Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source,
+                                        const Topology* topology) {
   if (!root.is_object() || !root.contains("stages") || !root["stages"].is_array() || root["stages"].empty())
     return invalidInput(source + ": expected an object with a non-empty \"stages\" array");
   const Json& first = root["stages"][0];
   if (!first.is_object()) return invalidInput(source + ": stages[0] must be an object");
-  return first.contains("compute") ? simpleForm(root, source) : manifestForm(root, source);
+  return first.contains("compute") ? simpleForm(root, source, topology) : manifestForm(root, source);
 }
 
-nlohmann::ordered_json stageGraphJson(const StageGraph& g) {
+nlohmann::ordered_json stageGraphJson(const StageGraph& g, const Topology* topology) {
   nlohmann::ordered_json out;
   out["stages"] = nlohmann::ordered_json::array();
   for (int s = 0; s < g.stages(); ++s) {
     nlohmann::ordered_json stage{{"compute", g.compute[s]}, {"weight_bytes", g.weight_bytes[s]}};
     if (!g.host_bytes.empty()) stage["host_bytes"] = g.host_bytes[s];
+    if (!g.kind.empty() && topology != nullptr) stage["kind"] = topology->kinds[g.kind[s]];
     out["stages"].push_back(std::move(stage));
   }
   out["edges"] = nlohmann::ordered_json::array();
@@ -195,7 +208,7 @@ nlohmann::ordered_json mappingJson(const MappingRequest& request, const Topology
   out["searchNodes"] = chosen.nodes;
   out["tiedMappingsRanked"] = chosen.tied;
   out["seconds"] = seconds;
-  out["stageGraph"] = stageGraphJson(request.graph);
+  out["stageGraph"] = stageGraphJson(request.graph, &topology);
   // The mapped pipeline's inference step, beside the max stage time (not for replicated stages).
   if (request.replicas == 1) {
     std::vector<int> devices;

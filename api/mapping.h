@@ -4,7 +4,7 @@
 // A stage graph file is either the pipeline.json that --stages-dir writes (per stage its
 // compute_seconds, or estimated_seconds in files written before it had them, its memory_bytes as the
 // weights an all-reduce moves, and the bytes of each input that comes from an earlier stage) or
-//   {"stages": [{"compute": seconds, "weight_bytes": bytes}, ...],
+//   {"stages": [{"compute": seconds, "weight_bytes": bytes, "host_bytes": b, "kind": "a100"}, ...],
 //    "edges": [{"from": i, "to": j, "bytes": b}, ...]}
 // Errors name the file and the field.
 #pragma once
@@ -22,11 +22,15 @@
 
 namespace placer::api {
 
-Expected<StageGraph> readStageGraph(const std::filesystem::path& path);
+// A stage of the simple form may name the device kind it was placed for ("kind", a kind of
+// `topology`: every stage or none), so that it is mapped onto a device of that kind.
+Expected<StageGraph> readStageGraph(const std::filesystem::path& path, const Topology* topology = nullptr);
 // The same from parsed JSON (either form); `source` names it in messages.
-Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source);
-// The simple form of a stage graph (with each stage's host_bytes when it has them).
-nlohmann::ordered_json stageGraphJson(const StageGraph& graph);
+Expected<StageGraph> stageGraphFromJson(const nlohmann::json& root, const std::string& source,
+                                        const Topology* topology = nullptr);
+// The simple form of a stage graph (with each stage's host_bytes when it has them, and its kind's
+// name in `topology` when it has one).
+nlohmann::ordered_json stageGraphJson(const StageGraph& graph, const Topology* topology = nullptr);
 
 // The machine a specification describes: its topology, or for a specification without one the
 // host star of its accelerators (uniformTopology).

@@ -49,6 +49,11 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
                             ": " + fewer.status().message() + " (" + spec->name + ")");
       }
       spec->topology = std::move(*fewer);
+      // The first kind the devices left use has the accelerators' figures (device_spec.h).
+      if (const std::vector<int> used = spec->usedKinds(); !used.empty() && used.front() < static_cast<int>(spec->kinds.size())) {
+        spec->accelerators = spec->kinds[used.front()];
+        spec->accelerators.count = *options.accelerators;
+      }
     }
   }
   if (options.cpus) spec->cpus.count = *options.cpus;

@@ -58,6 +58,16 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   MappingRequest request;
   request.graph = stageGraphOf(problem, device_of, eval, plan);
   request.cost = options.map_cost;
+  // On a mixed machine each accelerator's Topology kind: a stage runs on a device of the kind it was
+  // placed for.
+  const DeviceSet& devices = problem.devices;
+  const std::vector<int> used_kinds = spec.usedKinds();
+  auto topologyKind = [&](int accelerator) { return devices.mixed() ? used_kinds[devices.kindOf(accelerator)] : -1; };
+  if (devices.mixed()) {
+    for (const PlannedStage& stage : plan.stages) {
+      if (plan.devices[stage.device].accelerator) request.graph.kind.push_back(topologyKind(stage.device));
+    }
+  }
   std::vector<int> physical(plan.devices.size(), -1);  // per plan device: its topology device
   nlohmann::ordered_json out;
   if (request.graph.stages() > 0) {
@@ -73,17 +83,19 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
     out["mapping"] = nlohmann::ordered_json::array();
     out["status"] = "no accelerator stage";
   }
-  // The accelerators without a stage take the devices left, in order, so that names stay distinct.
+  // The accelerators without a stage take the devices left (of their kind), in order, so that names
+  // stay distinct.
   std::vector<bool> taken(topology.devices.size(), false);
   for (int p : physical) {
     if (p >= 0) taken[p] = true;
   }
-  std::size_t next = 0;
   for (std::size_t d = 0; d < plan.devices.size(); ++d) {
     PlannedDevice& device = plan.devices[d];
     if (!device.accelerator) continue;
     if (physical[d] < 0) {
-      while (next < taken.size() && taken[next])
+      const int kind = topologyKind(static_cast<int>(d));
+      std::size_t next = 0;
+      while (next < taken.size() && (taken[next] || (kind >= 0 && topology.devices[next].kind != kind)))
         ++next;
       if (next == taken.size()) break;  // more accelerators than devices cannot come from a topology
       physical[d] = static_cast<int>(next);

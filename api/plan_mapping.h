@@ -1,8 +1,9 @@
 // A placement's stages mapped onto the physical devices of a topology (issue 30, the `map` pass as
 // `place` runs it after certify, before the writers).
 //
-// The solvers see the machine's accelerators as interchangeable (one kind, the host link's
-// transfers); which physical device runs each accelerator stage is the mapping's choice. The stage
+// The solvers see the machine's accelerators of a kind as interchangeable (the host link's
+// transfers); which physical device (of the stage's kind, on a mixed machine) runs each accelerator
+// stage is the mapping's choice. The stage
 // graph it maps is the placement's: per accelerator stage (pipeline order) its operators' time, its
 // weight bytes, and the bytes of every tensor it exchanges with another accelerator stage (an edge)
 // or with a CPU stage (through the host); each tensor's bytes are its net's (core/problem.h).

@@ -83,7 +83,7 @@ Expected<nlohmann::ordered_json> simulateMappedFile(const std::filesystem::path&
                         ": expected the output of onnx-placer map, or a place report on a topology "
                         "(with \"mapping\" and \"stageGraph\")");
   }
-  auto graph = stageGraphFromJson((*mapped)["stageGraph"], where + ".stageGraph");
+  auto graph = stageGraphFromJson((*mapped)["stageGraph"], where + ".stageGraph", &topology);
   if (!graph) return graph.status();
   const Json& names = (*mapped)["mapping"];
   if (static_cast<int>(names.size()) != graph->stages())

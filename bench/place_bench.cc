@@ -14,6 +14,7 @@
 
 #include "api/model.h"
 #include "api/place.h"
+#include "bench/bundled_models.h"
 
 namespace {
 
@@ -72,12 +73,7 @@ int main(int argc, char** argv) {
   std::vector<std::filesystem::path> models;
   for (int i = 1; i < argc; ++i)
     models.emplace_back(argv[i]);
-  if (models.empty()) {
-    for (const auto& entry : std::filesystem::directory_iterator(PLACER_BENCH_MODEL_DIR)) {
-      if (entry.path().extension() == ".onnx") models.push_back(entry.path());
-    }
-    std::sort(models.begin(), models.end());
-  }
+  if (models.empty()) models = placer::bench::bundledModels(PLACER_BENCH_MODEL_DIR);
   std::printf("%-28s %10s %9s | %8s %8s %8s %8s | %8s\n", "model", "onnx nodes", "operators", "load s",
               "costs s", "solve s", "write s", "total s");
   bool ok = true;

@@ -32,6 +32,7 @@
 #include "api/place.h"
 #include "core/evaluate.h"
 #include "cost_model/device_spec.h"
+#include "bench/bundled_models.h"
 
 namespace {
 
@@ -242,12 +243,7 @@ Options parse(int argc, char** argv) {
       o.models.emplace_back(arg);
     }
   }
-  if (o.models.empty()) {
-    for (const auto& entry : fs::directory_iterator(PLACER_BENCH_MODEL_DIR)) {
-      if (entry.path().extension() == ".onnx") o.models.push_back(entry.path());
-    }
-    std::sort(o.models.begin(), o.models.end());
-  }
+  if (o.models.empty()) o.models = placer::bench::bundledModels(PLACER_BENCH_MODEL_DIR);
   return o;
 }
 

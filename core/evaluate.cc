@@ -11,8 +11,10 @@
 namespace placer {
 
 std::string deviceName(const DeviceSet& devices, int d) {
-  return devices.isAccelerator(d) ? "accelerator " + std::to_string(d)
-                                  : "cpu " + std::to_string(d - devices.accelerators);
+  if (!devices.isAccelerator(d)) return "cpu " + std::to_string(d - devices.accelerators);
+  std::string name = "accelerator " + std::to_string(d);
+  if (devices.mixed()) name += " (" + devices.kinds[devices.kindOf(d)].name + ")";
+  return name;
 }
 
 double acceleratorLoad(Overlap overlap, double compute, double comm_in, double comm_out) {
@@ -35,7 +37,7 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     DeviceLoad& d = result.devices[device_of[v]];
     ++d.nodes;
-    d.compute += devices.isAccelerator(device_of[v]) ? g[v].p_acc : g[v].p_cpu;
+    d.compute += deviceTime(g[v], devices, device_of[v]);
   }
   const std::vector<double> memory = deviceMemory(problem, device_of);
   for (int d = 0; d < devices.count(); ++d)
@@ -141,9 +143,9 @@ Status verify(const Problem& problem, const Placement& placement, bool contiguou
 
   Evaluation eval = evaluateThroughput(problem, placement.device_of);
   for (int d = 0; d < devices.accelerators; ++d) {
-    if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
+    if (eval.devices[d].memory > devices.memoryOf(d) * (1 + 1e-12)) {
       return internalError(deviceName(devices, d) + " holds " + bytes(eval.devices[d].memory) +
-                           " bytes, more than its " + bytes(devices.memory));
+                           " bytes, more than its " + bytes(devices.memoryOf(d)));
     }
   }
   double scale = std::max(1.0, std::abs(eval.max_load));
@@ -178,9 +180,9 @@ std::vector<std::string> splitViolations(const Problem& problem, const std::vect
   }
   Evaluation eval = evaluateThroughput(problem, device_of);
   for (int d = 0; d < devices.accelerators; ++d) {
-    if (eval.devices[d].memory > devices.memory * (1 + 1e-12)) {
+    if (eval.devices[d].memory > devices.memoryOf(d) * (1 + 1e-12)) {
       out.push_back(deviceName(devices, d) + " holds " + bytes(eval.devices[d].memory) +
-                    " bytes, more than its " + bytes(devices.memory));
+                    " bytes, more than its " + bytes(devices.memoryOf(d)));
     }
   }
   // Quotient graph of the forward part over devices must be acyclic.
@@ -214,7 +216,7 @@ double gpipeObjective(const Problem& problem, const std::vector<int>& device_of)
   }
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     const int d = device_of[v];
-    compute[g[v].backward][d] += devices.isAccelerator(d) ? g[v].p_acc : g[v].p_cpu;
+    compute[g[v].backward][d] += deviceTime(g[v], devices, d);
   }
   for (const Net& net : problem.nets) {
     const int from = device_of[net.source];

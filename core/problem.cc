@@ -167,6 +167,9 @@ Status checkMagnitudes(const Problem& problem) {
       return invalidInput(at() + " has a negative or undefined time, or a negative or infinite size");
     }
     if (node.supportedOnAccelerator()) acc.add(node.p_acc, at);
+    for (double t : node.p_kinds) {
+      if (std::isfinite(t)) acc.add(t, at);
+    }
     if (std::isfinite(node.p_cpu)) cpu.add(node.p_cpu, at);
     memory.add(node.memory, at);
   }
@@ -185,6 +188,7 @@ Status checkMagnitudes(const Problem& problem) {
     transfer.add(times * (net.cost + net.cpu_cost),
                  [&] { return "the output of " + describeNode(g, net.source); });
   }
+  if (Status s = checkKinds(problem); !s) return s;
   for (const Total* t : {&acc, &cpu, &memory, &transfer}) {
     if (!std::isfinite(t->sum)) return invalidInput(overflowMessage(*t));
   }
@@ -196,6 +200,73 @@ Status checkMagnitudes(const Problem& problem) {
     return invalidInput(msg.str());
   }
   return Status::ok();
+}
+
+int DeviceSet::firstOfKind(int kind) const {
+  int first = 0;
+  for (int k = 0; k < kind; ++k)
+    first += kindSize(k);
+  return first;
+}
+
+int DeviceSet::kindOf(int accelerator) const {
+  if (!mixed()) return 0;
+  int end = 0;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    end += kinds[k].count;
+    if (accelerator < end) return static_cast<int>(k);
+  }
+  return static_cast<int>(kinds.size()) - 1;
+}
+
+Status checkKinds(const Problem& problem) {
+  const DeviceSet& devices = problem.devices;
+  const OpGraph& g = problem.graph;
+  if (devices.mixed()) {
+    if (devices.kinds.size() < 2)
+      return invalidInput("a machine of one accelerator kind is described without kinds");
+    int total = 0;
+    double largest = 0;
+    for (const AcceleratorKind& kind : devices.kinds) {
+      if (kind.count < 0 || !std::isfinite(kind.memory) || !(kind.memory > 0))
+        return invalidInput("accelerator kind \"" + kind.name + "\" has a negative count or no memory");
+      total += kind.count;
+      largest = std::max(largest, kind.memory);
+    }
+    if (total != devices.accelerators || largest != devices.memory) {
+      return invalidInput("the accelerator kinds count " + std::to_string(total) +
+                          " devices (the machine has " + std::to_string(devices.accelerators) +
+                          "), or their largest memory is not the machine's");
+    }
+  }
+  const std::size_t extra = static_cast<std::size_t>(devices.kindCount()) - 1;
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
+    const OpNode& node = g[v];
+    if (node.p_kinds.empty()) continue;
+    if (node.p_kinds.size() != extra) {
+      return invalidInput(describeNode(g, v) + " has times for " + std::to_string(node.p_kinds.size() + 1) +
+                          " accelerator kinds, the machine has " + std::to_string(extra + 1));
+    }
+    for (double t : node.p_kinds) {
+      if (std::isnan(t) || t < 0 || std::isinf(t) != std::isinf(node.p_acc))
+        return invalidInput(describeNode(g, v) + " has a negative or undefined time on an accelerator kind, "
+                            "or runs on some kinds and not on others");
+    }
+  }
+  return Status::ok();
+}
+
+Problem relaxKinds(const Problem& problem) {
+  if (!problem.devices.mixed()) return problem;
+  Problem out = problem;
+  for (Vertex v = 0; v < boost::num_vertices(out.graph); ++v) {
+    OpNode& node = out.graph[v];
+    for (double t : node.p_kinds)
+      node.p_acc = std::min(node.p_acc, t);
+    node.p_kinds.clear();
+  }
+  out.devices.kinds.clear();
+  return out;
 }
 
 std::vector<std::vector<int>> weightsOfVertices(const Problem& problem) {
@@ -273,6 +344,12 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
       if (to.op_type != from.op_type) to.op_type = "group";
       if (!to.colocation) to.colocation = from.colocation;
       to.out_cost = 0;  // several outputs: only the nets know their costs
+    }
+    if (!from.p_kinds.empty() || !to.p_kinds.empty()) {
+      const std::size_t extra = std::max(from.p_kinds.size(), to.p_kinds.size());
+      if (to.p_kinds.empty()) to.p_kinds.assign(extra, to.p_acc);  // the members so far: p_acc on every kind
+      for (std::size_t k = 0; k < extra; ++k)
+        to.p_kinds[k] += from.accTime(static_cast<int>(k) + 1);
     }
     to.p_acc += from.p_acc;
     to.p_cpu += from.p_cpu;

@@ -41,7 +41,7 @@ namespace placer {
 struct OpNode {
   std::string name;
   std::string op_type;
-  double p_acc = 0;     // time per sample on an accelerator; +inf when unsupported there
+  double p_acc = 0;     // time per sample on an accelerator (of kind 0); +inf when unsupported there
   double p_cpu = 0;     // time per sample on one CPU core
   double memory = 0;    // bytes resident on the accelerator that holds the node
   double out_cost = 0;  // c_u for an input node; after contraction the nets carry the costs
@@ -49,8 +49,15 @@ struct OpNode {
   bool artificial = false;        // created by a pass (subdivision node, orphan image): no original node
   std::optional<int> colocation;  // same class => same device
   std::vector<int> members;       // original node ids this node stands for (sorted)
+  // On a machine of several accelerator kinds (DeviceSet::kinds): the time on kinds 1, 2, ... (kind
+  // 0's is p_acc), finite exactly where p_acc is. Empty: p_acc on every kind.
+  std::vector<double> p_kinds;
 
   bool supportedOnAccelerator() const { return !std::isinf(p_acc); }
+  // The time per sample on an accelerator of `kind`.
+  double accTime(int kind) const {
+    return kind == 0 || p_kinds.empty() ? p_acc : p_kinds[static_cast<std::size_t>(kind) - 1];
+  }
 };
 
 struct OpEdge {
@@ -83,13 +90,46 @@ struct SharedWeight {
   std::vector<Vertex> readers;  // sorted, distinct, at least two
 };
 
+// A kind of accelerator on a mixed machine (issue 30): its name, how many devices are of it and the
+// memory of each.
+struct AcceleratorKind {
+  std::string name;
+  int count = 0;
+  double memory = 0;
+  bool operator==(const AcceleratorKind&) const = default;
+};
+
 struct DeviceSet {
   int accelerators = 0;  // k
-  double memory = 0;     // M, bytes per accelerator
+  double memory = 0;     // M, bytes per accelerator (on a mixed machine: the largest kind's)
   int cpus = 0;          // l
+  // A mixed machine: two or more kinds, in device order (accelerators 0..count₀-1 are kinds[0]'s,
+  // the next count₁ kinds[1]'s, ...), their counts adding up to `accelerators`, each with its own
+  // memory and (OpNode::p_kinds) times. Empty: every accelerator is alike, with `memory`.
+  std::vector<AcceleratorKind> kinds;
+
+  DeviceSet() = default;
+  DeviceSet(int accelerators_, double memory_, int cpus_)
+      : accelerators(accelerators_), memory(memory_), cpus(cpus_) {}
+
   int count() const { return accelerators + cpus; }
   bool isAccelerator(int device) const { return device < accelerators; }
+  bool mixed() const { return !kinds.empty(); }
+  int kindCount() const { return mixed() ? static_cast<int>(kinds.size()) : 1; }
+  // Accelerators of a kind, their memory, and the first one's device id.
+  int kindSize(int kind) const { return mixed() ? kinds[kind].count : accelerators; }
+  double kindMemory(int kind) const { return mixed() ? kinds[kind].memory : memory; }
+  int firstOfKind(int kind) const;
+  // The kind and the memory of an accelerator.
+  int kindOf(int accelerator) const;
+  double memoryOf(int accelerator) const { return kindMemory(kindOf(accelerator)); }
+  bool operator==(const DeviceSet&) const = default;
 };
+
+// What accelerator `device` of `devices` takes to run `node` (its p_cpu on a CPU core).
+inline double deviceTime(const OpNode& node, const DeviceSet& devices, int device) {
+  return devices.isAccelerator(device) ? node.accTime(devices.kindOf(device)) : node.p_cpu;
+}
 
 // Appendix C.1: how communication and computation share an accelerator's time.
 enum class Overlap {
@@ -152,6 +192,17 @@ std::vector<Vertex> findCycle(const OpGraph& graph, bool forward_only);
 // can overflow to infinity. InvalidInput naming the total (and its largest term) otherwise. The pass
 // manager checks this before the first pass.
 Status checkMagnitudes(const Problem& problem);
+
+// Checks a mixed machine's kinds (at least two, counts >= 0 adding up to the accelerators, memory
+// finite and > 0, `memory` the largest) and every node's p_kinds (empty, or one time per kind after
+// the first, finite exactly where p_acc is, never negative); InvalidInput naming the kind or node.
+Status checkKinds(const Problem& problem);
+
+// The machine of one kind that a mixed one relaxes to: every node at its fastest kind's time, every
+// accelerator with the largest memory. Its optimum is at most the mixed machine's (every split of
+// the mixed machine is one of it, no slower and no fuller), so its lower bounds hold for both. A
+// problem of one kind is returned unchanged.
+Problem relaxKinds(const Problem& problem);
 
 // Bytes an accelerator needs for everything: every node's own memory and every shared weight once.
 double totalMemory(const Problem& problem);

@@ -202,6 +202,26 @@ std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models
   return notes;
 }
 
+// A node's times on the further kinds of a mixed machine (kinds 1, 2, ...; `first` is its time on
+// kind 0). Each kind's roofline estimate from its own figures, with its operator overhead; a time
+// measured on kind 0 (a profile) is carried over to each kind in proportion to the two kinds'
+// estimates, since a profile measures one device.
+std::vector<double> otherKindTimes(const OnnxGraph& graph, int v, const DeviceSpec& devices,
+                                   const std::vector<DeviceSpec>& kind_specs, double first, bool measured) {
+  const RooflineCostModel roofline;
+  auto estimate = [&](const DeviceSpec& spec) {
+    return roofline.estimate(graph, v, spec).accelerator.value_or(kInfinity) + spec.accelerators.op_overhead;
+  };
+  const double base = measured ? estimate(devices) : 0;
+  std::vector<double> times;
+  for (const DeviceSpec& spec : kind_specs) {
+    double t = estimate(spec);
+    if (measured && base > 0 && std::isfinite(base)) t = first * (t / base);
+    times.push_back(std::isfinite(t) ? t : first);
+  }
+  return times;
+}
+
 }  // namespace
 
 Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
@@ -233,6 +253,12 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     memory[v] += graph.nodes[v].subgraph_weight_bytes;  // defined inside its bodies: its own
   applyMemoryOverrides(graph, options, shared_read, memory, out.warnings);
 
+  // A mixed machine: the specification as each further kind of accelerator sees it.
+  std::vector<DeviceSpec> kind_specs;
+  for (int k = 1; k < problem.devices.kindCount(); ++k) {
+    kind_specs.push_back(devices);
+    kind_specs.back().accelerators = devices.kindFigures(k);
+  }
   out.accelerator_source.assign(n, -1);
   out.cpu_source.assign(n, -1);
   for (const CostModel* model : models)
@@ -252,6 +278,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     if (op.supportedOnAccelerator() && !measured(out.accelerator_source[v]))
       op.p_acc += devices.accelerators.op_overhead;
     if (!measured(out.cpu_source[v])) op.p_cpu += devices.cpus.op_overhead;
+    if (op.supportedOnAccelerator() && !kind_specs.empty())
+      op.p_kinds = otherKindTimes(graph, v, devices, kind_specs, op.p_acc, measured(out.accelerator_source[v]));
     addNode(problem.graph, std::move(op));
   }
   if (models.size() > 1) out.notes = sourceNotes(models, out.accelerator_source, out.cpu_source);

@@ -166,13 +166,15 @@ class SpecReader {
     if (Status s = readLinks(root, topology); !s) return s;
     if (Status s = readCpus(root, spec.cpus); !s) return s;
     if (Status s = topology.finish(); !s) return invalidInput(source_ + ": " + s.message());
-    std::set<int> used;
-    for (const Topology::Device& device : topology.devices) used.insert(device.kind);
-    if (used.size() > 1) {
-      return invalidInput(source_ + ": devices of " + std::to_string(used.size()) +
-                          " kinds: the solvers price one kind of accelerator so far");
+    spec.topology = topology;
+    const std::vector<int> used = spec.usedKinds();
+    if (used.size() > kMaxAcceleratorKinds) {
+      return invalidInput(source_ + ": devices of " + std::to_string(used.size()) + " kinds: at most " +
+                          std::to_string(kMaxAcceleratorKinds) + " kinds of accelerator are told apart");
     }
-    spec.accelerators = used.empty() ? AcceleratorSpec{} : spec.kinds[*used.begin()];
+    // The first kind the devices use has the accelerators' figures (the times p_acc); the others'
+    // stay in `kinds` (DeviceSpec::kindFigures).
+    spec.accelerators = used.empty() ? AcceleratorSpec{} : spec.kinds[used.front()];
     spec.accelerators.count = static_cast<int>(topology.devices.size());
     if (spec.accelerators.count == 0 && spec.cpus.count == 0)
       return invalidInput(source_ + ": no devices: \"devices\" is empty and cpus.count is 0");
@@ -444,8 +446,36 @@ class SpecReader {
 
 }  // namespace
 
+std::vector<int> DeviceSpec::usedKinds() const {
+  std::vector<int> used;
+  if (!topology) return used;
+  for (const Topology::Device& device : topology->devices) used.push_back(device.kind);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  return used;
+}
+
+AcceleratorSpec DeviceSpec::kindFigures(int kind) const {
+  const std::vector<int> used = usedKinds();
+  if (kind == 0 || used.size() < 2) return accelerators;
+  AcceleratorSpec figures = kinds[used[kind]];
+  figures.count = 0;
+  for (const Topology::Device& device : topology->devices) figures.count += device.kind == used[kind];
+  return figures;
+}
+
 DeviceSet DeviceSpec::deviceSet() const {
-  return DeviceSet{accelerators.count, accelerators.memory, cpus.count};
+  DeviceSet set{accelerators.count, accelerators.memory, cpus.count};
+  const std::vector<int> used = usedKinds();
+  if (used.size() < 2) return set;
+  for (std::size_t k = 0; k < used.size(); ++k) {
+    const AcceleratorSpec figures = kindFigures(static_cast<int>(k));
+    int count = 0;
+    for (const Topology::Device& device : topology->devices) count += device.kind == used[k];
+    set.kinds.push_back({topology->kinds[used[k]], count, figures.memory});
+    set.memory = std::max(set.memory, figures.memory);
+  }
+  return set;
 }
 
 double DeviceSpec::transferSeconds(double bytes) const {
@@ -551,7 +581,8 @@ Json deviceSpecToJson(const DeviceSpec& spec) {
   out.erase("cpus");
   Json kinds = Json::object();
   // The devices' kind has the accelerators' figures (calibrated rates, --memory), the others their own.
-  const int used = topology.devices.empty() ? -1 : topology.devices.front().kind;
+  const std::vector<int> used_kinds = spec.usedKinds();
+  const int used = used_kinds.empty() ? -1 : used_kinds.front();
   for (std::size_t k = 0; k < topology.kinds.size(); ++k) {
     const AcceleratorSpec& figures =
         static_cast<int>(k) == used || k >= spec.kinds.size() ? spec.accelerators : spec.kinds[k];

@@ -49,7 +49,9 @@
 // Every device must reach every other (core/topology.h prices a transfer along the widest path). A
 // spec of this form with devices of one kind is, to the solvers, that kind's figures times the
 // device count with the host link as "link", so the results are those of the equivalent
-// accelerators/link spec; devices of several kinds are refused until the solvers price kinds apart.
+// accelerators/link spec. Devices of several kinds (at most kMaxAcceleratorKinds) make a mixed
+// machine: each kind's operators are timed from its own figures, each accelerator holds its kind's
+// memory (DeviceSet::kinds), and the kinds the devices use are numbered in the order of "kinds".
 //
 // peak_flops_by_type gives the rates of the number formats other than float32, which matrix operators
 // run at (cost_model/README.md, "Compute types"): keys "tf32", "fp16", "bf16", "fp8" (FLOP/s), "int8"
@@ -133,7 +135,13 @@ struct DeviceSpec {
   std::optional<Topology> topology;
   std::vector<AcceleratorSpec> kinds;  // per topology->kinds, each's figures (count unused)
 
-  // The solvers' view: {accelerators.count, accelerators.memory, cpus.count}.
+  // The topology's kinds its devices use (indices into topology->kinds, ascending); empty without a
+  // topology. The solvers' kind k is usedKinds()[k].
+  std::vector<int> usedKinds() const;
+  // The figures of the solvers' kind k (count: its devices): `accelerators` for kind 0.
+  AcceleratorSpec kindFigures(int kind) const;
+  // The solvers' view: {accelerators.count, accelerators.memory, cpus.count}, and on a mixed machine
+  // each used kind with its count and memory (`memory` the largest).
   DeviceSet deviceSet() const;
   // latency + bytes / bandwidth: the paper's c_u for a tensor of that many bytes. A spec without
   // accelerators may have no link (bandwidth 0); then any non-empty transfer costs +infinity.
@@ -157,6 +165,8 @@ std::vector<std::string> devicePresetNames();
 // A bundled preset; an unknown name is InvalidInput listing the known ones.
 Expected<DeviceSpec> devicePreset(std::string_view name);
 inline constexpr std::string_view kDefaultDevicePreset = "pcie3-4x16gb";
+// The most kinds of accelerator one machine may mix (the exact DP's table has a dimension per kind).
+inline constexpr std::size_t kMaxAcceleratorKinds = 4;
 
 // The spec in the JSON format above (every field written, peak_flops_by_type when not empty);
 // parseDeviceSpec reads it back equal.

@@ -26,6 +26,8 @@ struct PlannedDevice {
   // On a machine given as a topology: the physical device's name there ("gpu3", "node1.gpu2"); its
   // index in the topology's devices is `index` (api/plan_mapping.h). Empty otherwise.
   std::string topology_name;
+  // On a machine of several accelerator kinds: the accelerator's kind ("a100"). Empty otherwise.
+  std::string kind;
 };
 
 struct PlannedStage {

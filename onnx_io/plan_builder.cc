@@ -12,6 +12,7 @@ PlacementPlan makePlacementPlan(const Problem& problem, const SolveResult& solve
     const bool accelerator = devices.isAccelerator(d);
     const int index = accelerator ? d : d - devices.accelerators;
     plan.devices.push_back({accelerator ? "gpu:" + std::to_string(index) : "cpu", accelerator, index, {}});
+    if (accelerator && devices.mixed()) plan.devices.back().kind = devices.kinds[devices.kindOf(d)].name;
   }
   std::map<int, int> device_of_stage;
   const Placement& placement = solve.placement;

@@ -78,6 +78,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
                                 {"memory_bytes", load.memory}});
     const std::string& topology_name = plan.devices[stage.device].topology_name;
     if (!topology_name.empty()) report["stages"].back()["device_name"] = topology_name;  // on a topology
+    if (const std::string& kind = plan.devices[stage.device].kind; !kind.empty())
+      report["stages"].back()["device_kind"] = kind;  // on a machine of several kinds
   }
   // Weights read on several devices: one copy each, every copy counted in its device's memory.
   nlohmann::ordered_json replicated = nlohmann::ordered_json::array();

@@ -274,6 +274,7 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     stage["device"] = plan.devices[planned.device].name;
     if (!plan.devices[planned.device].topology_name.empty())
       stage["device_name"] = plan.devices[planned.device].topology_name;
+    if (!plan.devices[planned.device].kind.empty()) stage["device_kind"] = plan.devices[planned.device].kind;
     stage["estimated_seconds"] = planned.seconds;
     stage["memory_bytes"] = planned.memory;
     stage["compute_seconds"] = planned.compute;

@@ -37,9 +37,15 @@ std::vector<long> foldTargets(const Problem& problem, const Partners& partners) 
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   // When the whole graph fits on one accelerator, memory never constrains a placement.
-  const bool memory_never_binds = totalMemory(problem) <= problem.devices.memory;
+  double smallest = problem.devices.memory;  // the smallest accelerator's memory
+  for (const AcceleratorKind& kind : problem.devices.kinds)
+    smallest = std::min(smallest, kind.memory);
+  const bool memory_never_binds = totalMemory(problem) <= smallest;
   const std::vector<double> standalone = standaloneMemory(problem);
-  auto free_time = [&](Vertex v) { return g[v].p_acc == 0 && g[v].p_cpu == 0; };
+  auto free_time = [&](Vertex v) {
+    const std::vector<double>& kinds = g[v].p_kinds;
+    return g[v].p_acc == 0 && g[v].p_cpu == 0 && std::all_of(kinds.begin(), kinds.end(), [](double t) { return t == 0; });
+  };
 
   std::vector<long> target(n, -1);
   for (Vertex u = 0; u < n; ++u) {

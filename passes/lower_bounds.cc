@@ -105,11 +105,16 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
   SolveOptions timed = settings;
   if (!timed.budget.hasDeadline()) timed.budget = Budget(settings.time_limit, settings.budget.stopFlag());
   bool optimal = false;
+  // The combinatorial bounds see a mixed machine as the one-kind machine it relaxes to (core/problem.h);
+  // the DP and the integer programs price the kinds apart.
+  std::optional<Problem> relaxed_copy;
+  if (problem.devices.mixed()) relaxed_copy = relaxKinds(problem);
+  const Problem& relaxed = relaxed_copy ? *relaxed_copy : problem;
   // The simple bound, once: a method of its own and the bottleneck program's threshold.
   std::optional<SimpleBound> simple;
   auto simpleOnce = [&]() -> Status {
     if (simple) return Status::ok();
-    auto computed = simpleBound(problem, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()),
+    auto computed = simpleBound(relaxed, Budget(std::max(0.5, timed.budget.remaining()), timed.budget.stopFlag()),
                                 settings.mip_backend);
     if (!computed) return computed.status();
     simple = *computed;
@@ -140,8 +145,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =
           method == "guess"
-              ? guessBottleneckBound(problem, simple->compute, share, settings.mip_backend)
-              : bottleneckBound(problem, space == BoundSpace::Contiguous, simple->compute, share, settings.mip_backend);
+              ? guessBottleneckBound(relaxed, simple->compute, share, settings.mip_backend)
+              : bottleneckBound(relaxed, space == BoundSpace::Contiguous, simple->compute, share, settings.mip_backend);
       if (!bottleneck) return bottleneck.status();
       bound.value = bottleneck->value;
       bound.outcome = (bottleneck->cut_short ? "cut short: " : "proven: ") + bottleneck->detail;

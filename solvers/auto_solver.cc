@@ -71,11 +71,52 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
   return best;
 }
 
+// On a mixed machine, which SliceGraph does not price: DPL (the DP over the DFS linearisation), then
+// the exact DP pruned by it with the whole budget; DPL's split when the DP does not finish.
+SolveResult autoMixedKinds(const Problem& problem, const SolveOptions& request) {
+  DpOptions linear;
+  linear.linearize = true;
+  linear.threads = request.threads;
+  linear.limits = request.limits();
+  linear.limits.budget = Budget::unlimited(request.budget.stopFlag());
+  SolveResult dpl = solveThroughputDp(problem, linear);
+  dpl.solver = "dpl";
+  if (dpl.status != SolveStatus::Feasible) return dpl;
+
+  DpOptions exact_options;
+  exact_options.max_ideals = request.max_ideals;
+  exact_options.upper_bound = dpl.value;
+  exact_options.threads = request.threads;
+  exact_options.limits = request.limits();
+  SolveResult exact = solveThroughputDp(problem, exact_options);
+  exact.solver = "dp";
+  std::ostringstream why;
+  switch (exact.status) {
+    case SolveStatus::Optimal:
+      why << "dp: " << exact.stats.ideals << " ideals, optimal";
+      exact.message = why.str();
+      return exact;
+    case SolveStatus::Infeasible:
+    case SolveStatus::Interrupted:
+    case SolveStatus::Error:
+      return exact;
+    default:
+      break;
+  }
+  why << "the exact DP did not finish (" << exact.message.substr(0, exact.message.find(';'))
+      << "); SliceGraph does not price accelerator kinds apart: dpl";
+  dpl.message = why.str();
+  dpl.stats.ideals = exact.stats.ideals;
+  dpl.stats.ideal_pairs = exact.stats.ideal_pairs;
+  return dpl;
+}
+
 }  // namespace
 
 SolveResult solveAuto(const Problem& problem, const SolveOptions& request) {
-  if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe)
-    return autoThroughput(problem, request);
+  if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe) {
+    return problem.devices.mixed() ? autoMixedKinds(problem, request) : autoThroughput(problem, request);
+  }
   const SolverInfo* ip = builtinSolvers().find("ip");
   SolveResult result = ip->solve(problem, request);
   result.solver = "ip";

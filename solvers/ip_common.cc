@@ -184,11 +184,14 @@ std::vector<int> canonicalLabels(const Problem& problem, const std::vector<int>&
                                  const std::vector<Vertex>& order) {
   const DeviceSet& devices = problem.devices;
   std::vector<int> relabel(devices.count(), -1);
-  int next_acc = 0, next_cpu = devices.accelerators;
+  std::vector<int> next_acc(devices.kindCount());  // per kind
+  for (int k = 0; k < devices.kindCount(); ++k)
+    next_acc[k] = devices.firstOfKind(k);
+  int next_cpu = devices.accelerators;
   for (Vertex v : order) {
     const int d = device_of[v];
     if (relabel[d] >= 0) continue;
-    relabel[d] = devices.isAccelerator(d) ? next_acc++ : next_cpu++;
+    relabel[d] = devices.isAccelerator(d) ? next_acc[devices.kindOf(d)]++ : next_cpu++;
   }
   std::vector<int> out(device_of.size());
   for (std::size_t v = 0; v < device_of.size(); ++v)

@@ -68,8 +68,8 @@ struct NetCommVars {
 };
 NetCommVars addNetCommVars(mip::Model& m, const Problem& problem, const VarGrid& x, int first, int last);
 
-// Relabels identical devices of a split in order of first use along `order` (accelerators among
-// themselves, CPUs among themselves), so a start satisfies the symmetry rows.
+// Relabels identical devices of a split in order of first use along `order` (accelerators of each
+// kind among themselves, CPUs among themselves), so a start satisfies the symmetry rows.
 std::vector<int> canonicalLabels(const Problem& problem, const std::vector<int>& device_of,
                                  const std::vector<Vertex>& order);
 

@@ -28,7 +28,7 @@ Score score(const Problem& problem, const std::vector<int>& device_of) {
     s.squares += d.load * d.load;
   const DeviceSet& devices = problem.devices;
   for (int d = 0; d < devices.accelerators; ++d) {
-    if (e.devices[d].memory > devices.memory) s.max_load = kInfinity;
+    if (e.devices[d].memory > devices.memoryOf(d)) s.max_load = kInfinity;
   }
   return s;
 }

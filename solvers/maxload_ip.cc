@@ -20,48 +20,64 @@ using mip::Var;
 
 namespace {
 
+constexpr int kCpu = -1;
+
 // The columns a formulation assigns nodes to, and what each one is.
 struct Layout {
-  std::vector<bool> accelerator;          // per column
+  std::vector<int> kind;                  // per column: its accelerator kind, or kCpu
   std::vector<std::vector<int>> devices;  // groups of columns that form one device
-  // Contiguous layout only: stage s is columns 2s (accelerator) and 2s+1 (CPU).
+  // Contiguous layout only: stage s is columns (t+1)s .. (t+1)s+t, one per accelerator kind (t of
+  // them) and the CPU's last.
   bool stages = false;
-  int columns() const { return static_cast<int>(accelerator.size()); }
+  int kinds = 1;
+  int columns() const { return static_cast<int>(kind.size()); }
+  bool accelerator(int column) const { return kind[column] != kCpu; }
+  int stageColumn(int stage, int column_kind) const {
+    return (kinds + 1) * stage + (column_kind == kCpu ? kinds : column_kind);
+  }
 };
 
 // Non-contiguous splits: one column per device, devices of a kind interchangeable.
 Layout deviceLayout(const DeviceSet& devices) {
   Layout l;
+  l.kinds = devices.kindCount();
   for (int d = 0; d < devices.count(); ++d) {
-    l.accelerator.push_back(devices.isAccelerator(d));
+    l.kind.push_back(devices.isAccelerator(d) ? devices.kindOf(d) : kCpu);
     l.devices.push_back({d});
   }
   return l;
 }
 
-// Contiguous splits: D = k + l pipeline stages in order; each is an accelerator or a CPU.
+// Contiguous splits: D = k + l pipeline stages in order; each is an accelerator (of a kind) or a CPU.
 Layout stageLayout(const DeviceSet& devices) {
   Layout l;
   l.stages = true;
+  l.kinds = devices.kindCount();
   for (int s = 0; s < devices.count(); ++s) {
-    l.accelerator.push_back(true);
-    l.accelerator.push_back(false);
-    l.devices.push_back({2 * s, 2 * s + 1});
+    l.devices.emplace_back();
+    for (int k = 0; k <= l.kinds; ++k) {
+      l.devices.back().push_back(l.columns());
+      l.kind.push_back(k < l.kinds ? k : kCpu);
+    }
   }
   return l;
 }
 
-// device_of from a stage layout's columns: accelerators and CPUs numbered in pipeline order.
-std::vector<int> stageColumnsToDevices(const DeviceSet& devices, const std::vector<int>& column_of) {
-  const int stages = devices.count();
-  std::vector<int> device_of_column(2 * stages, -1);
+// device_of from a stage layout's columns: accelerators (of each kind) and CPUs numbered in
+// pipeline order.
+std::vector<int> stageColumnsToDevices(const DeviceSet& devices, const Layout& layout,
+                                       const std::vector<int>& column_of) {
+  std::vector<int> device_of_column(layout.columns(), -1);
   // Only stages that hold nodes use up a device; an empty stage's type is arbitrary.
-  std::vector<bool> used(2 * stages, false);
+  std::vector<bool> used(layout.columns(), false);
   for (int c : column_of)
     used[c] = true;
-  int next_acc = 0, next_cpu = devices.accelerators;
-  for (int c = 0; c < 2 * stages; ++c) {
-    if (used[c]) device_of_column[c] = c % 2 == 0 ? next_acc++ : next_cpu++;
+  std::vector<int> next_acc(devices.kindCount());
+  for (int k = 0; k < devices.kindCount(); ++k)
+    next_acc[k] = devices.firstOfKind(k);
+  int next_cpu = devices.accelerators;
+  for (int c = 0; c < layout.columns(); ++c) {
+    if (used[c]) device_of_column[c] = layout.accelerator(c) ? next_acc[layout.kind[c]]++ : next_cpu++;
   }
   std::vector<int> device_of(column_of.size());
   for (std::size_t v = 0; v < column_of.size(); ++v)
@@ -73,7 +89,7 @@ std::vector<int> stageColumnsToDevices(const DeviceSet& devices, const std::vect
 // pipeline stages in order. Empty (no start) when the split does not fit the layout, e.g. a split
 // with two stages on one device offered to the contiguous program.
 std::vector<double> startFor(const Problem& problem, const Layout& layout, const VarGrid& x,
-                             const std::vector<Var>& is_accelerator, const std::vector<Var>& stage_used,
+                             const std::vector<std::vector<Var>>& stage_kind, const std::vector<Var>& stage_used,
                              const mip::Model& m, const std::vector<Vertex>& order,
                              const MaxLoadIpOptions& options) {
   const DeviceSet& devices = problem.devices;
@@ -93,24 +109,89 @@ std::vector<double> startFor(const Problem& problem, const Layout& layout, const
     if (!inserted && it->second != start[v]) return {};
   }
   if (static_cast<int>(device_of_stage.size()) > devices.count()) return {};
+  auto kindOf = [&](int device) { return devices.isAccelerator(device) ? devices.kindOf(device) : kCpu; };
   std::vector<int> column_of(start.size());
-  for (std::size_t v = 0; v < start.size(); ++v) {
-    column_of[v] = 2 * (*stages)[v] + (devices.isAccelerator(start[v]) ? 0 : 1);
-  }
+  for (std::size_t v = 0; v < start.size(); ++v)
+    column_of[v] = layout.stageColumn((*stages)[v], kindOf(start[v]));
   std::vector<double> values = startValues(m, x, column_of);
   if (values.empty()) return {};
-  int accelerators_left = devices.accelerators;
+  // The unused stages take the accelerators left, kind by kind, before the CPUs.
+  std::vector<int> left(devices.kindCount());
+  for (int k = 0; k < devices.kindCount(); ++k)
+    left[k] = devices.kindSize(k);
   for (const auto& [stage, device] : device_of_stage) {
-    if (devices.isAccelerator(device)) --accelerators_left;
+    if (devices.isAccelerator(device)) --left[devices.kindOf(device)];
   }
   for (int s = 0; s < devices.count(); ++s) {
     auto it = device_of_stage.find(s);
-    const bool accelerator =
-        it != device_of_stage.end() ? devices.isAccelerator(it->second) : accelerators_left-- > 0;
-    values[is_accelerator[s].index] = accelerator ? 1.0 : 0.0;
+    int kind = kCpu;
+    if (it != device_of_stage.end()) {
+      kind = kindOf(it->second);
+    } else {
+      for (int k = 0; k < devices.kindCount() && kind == kCpu; ++k) {
+        if (left[k] > 0) kind = k, --left[k];
+      }
+    }
+    for (int k = 0; k < devices.kindCount(); ++k)
+      values[stage_kind[s][k].index] = kind == k ? 1.0 : 0.0;
     if (!stage_used.empty()) values[stage_used[s].index] = it != device_of_stage.end() ? 1.0 : 0.0;
   }
   return values;
+}
+
+// The stage layout's types: stage s is an accelerator of kind k when stage_kind[s][k] is 1, a CPU
+// when none is; kind k has exactly its count of stages, and a column holds nodes only where its
+// stage has its type. With symmetry breaking: used stages come first, and the unused ones are
+// accelerators first (an empty stage can sit anywhere in the pipeline with any type, which only
+// multiplies equivalent solutions).
+void addStageTypes(mip::Model& m, const Problem& problem, const Layout& layout, const VarGrid& x,
+                   bool symmetry_breaking, std::vector<std::vector<Var>>& stage_kind,
+                   std::vector<Var>& stage_used) {
+  const DeviceSet& devices = problem.devices;
+  const int n = static_cast<int>(boost::num_vertices(problem.graph));
+  const int kinds = layout.kinds, stages = devices.count();
+  std::vector<LinExpr> per_kind(kinds);
+  std::vector<LinExpr> is_accelerator(stages);
+  for (int s = 0; s < stages; ++s) {
+    stage_kind.emplace_back();
+    for (int k = 0; k < kinds; ++k) {
+      const std::string name =
+          kinds == 1 ? "acc_stage_" + std::to_string(s) : "kind" + std::to_string(k) + "_stage_" + std::to_string(s);
+      const Var type = m.addBinary(name);
+      stage_kind[s].push_back(type);
+      per_kind[k] += type;
+      is_accelerator[s] += type;
+    }
+    if (kinds > 1) m.addLe(is_accelerator[s], 1.0, "one_type");
+    for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+      for (int k = 0; k < kinds; ++k) {
+        if (const Var column = x[v][layout.stageColumn(s, k)]; column.index >= 0)
+          m.addLe(column, stage_kind[s][k], "type_acc");
+      }
+      if (const Var column = x[v][layout.stageColumn(s, kCpu)]; column.index >= 0)
+        m.addLe(column, 1.0 - is_accelerator[s], "type_cpu");
+    }
+  }
+  for (int k = 0; k < kinds; ++k)
+    m.addEq(per_kind[k], devices.kindSize(k), kinds == 1 ? "accelerator_stages" : "kind_stages");
+  if (!symmetry_breaking) return;
+  for (int s = 0; s < stages; ++s) {
+    stage_used.push_back(m.addBinary("used_stage_" + std::to_string(s)));
+    LinExpr members;
+    for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+      for (int c : layout.devices[s]) {
+        if (x[v][c].index < 0) continue;
+        m.addLe(x[v][c], stage_used.back(), "used");
+        members += x[v][c];
+      }
+    }
+    m.addLe(stage_used.back(), members, "used_only_if_nonempty");
+    if (s > 0) {
+      m.addLe(stage_used[s], stage_used[s - 1], "used_first");
+      m.addLe(is_accelerator[s], is_accelerator[s - 1] + stage_used[s - 1] + stage_used[s],
+              "unused_accelerators_first");
+    }
+  }
 }
 
 SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
@@ -132,7 +213,8 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   mip::Model m;
   const std::vector<double> standalone = standaloneMemory(problem);
   auto allowed = [&](Vertex v, int c) {
-    if (layout.accelerator[c]) return g[v].supportedOnAccelerator() && standalone[v] <= devices.memory;
+    if (layout.accelerator(c))
+      return g[v].supportedOnAccelerator() && standalone[v] <= devices.kindMemory(layout.kind[c]);
     return std::isfinite(g[v].p_cpu);
   };
   const VarGrid x = addAssignmentVariables(m, problem, allowed, columns);
@@ -147,44 +229,11 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   }
   const std::vector<Vertex> order = nodeOrder(g);
 
-  std::vector<Var> is_accelerator;  // stage layout: stage s is an accelerator
-  std::vector<Var> stage_used;      // stage layout with symmetry breaking: stage s holds a node
+  // Stage layout: stage_kind[s][k] says stage s is an accelerator of kind k (none of them: a CPU).
+  std::vector<std::vector<Var>> stage_kind;
+  std::vector<Var> stage_used;  // stage layout with symmetry breaking: stage s holds a node
   if (layout.stages) {
-    // Stage types: exactly k accelerator stages (and so l CPU stages).
-    LinExpr accelerators;
-    for (int s = 0; s < devices.count(); ++s) {
-      is_accelerator.push_back(m.addBinary("acc_stage_" + std::to_string(s)));
-      accelerators += is_accelerator.back();
-      for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-        if (x[v][2 * s].index >= 0) m.addLe(x[v][2 * s], is_accelerator.back(), "type_acc");
-        if (x[v][2 * s + 1].index >= 0)
-          m.addLe(x[v][2 * s + 1], 1.0 - LinExpr(is_accelerator.back()), "type_cpu");
-      }
-    }
-    m.addEq(accelerators, devices.accelerators, "accelerator_stages");
-    if (options.symmetry_breaking) {
-      // Used stages come first, and the unused ones are accelerators first: an empty stage can sit
-      // anywhere in the pipeline with either type, which only multiplies equivalent solutions.
-      std::vector<Var> used;
-      for (int s = 0; s < devices.count(); ++s) {
-        used.push_back(m.addBinary("used_stage_" + std::to_string(s)));
-        LinExpr members;
-        for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-          for (int c : {2 * s, 2 * s + 1}) {
-            if (x[v][c].index < 0) continue;
-            m.addLe(x[v][c], used.back(), "used");
-            members += x[v][c];
-          }
-        }
-        m.addLe(used.back(), members, "used_only_if_nonempty");
-        if (s > 0) {
-          m.addLe(used[s], used[s - 1], "used_first");
-          m.addLe(is_accelerator[s], LinExpr(is_accelerator[s - 1]) + used[s - 1] + used[s],
-                  "unused_accelerators_first");
-        }
-      }
-      stage_used = used;
-    }
+    addStageTypes(m, problem, layout, x, options.symmetry_breaking, stage_kind, stage_used);
     // Forward edges never go to an earlier stage: a node in stages <= s has its predecessors there
     // too. This is the chain of ideals of the DP, so each stage is contiguous and the stages form a
     // pipeline (contiguity alone would allow two contiguous sets that feed each other).
@@ -196,15 +245,20 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
     for (const auto& [u, v] : edges) {
       LinExpr prefix_u, prefix_v;
       for (int s = 0; s + 1 < devices.count(); ++s) {
-        prefix_u += term(x, u, 2 * s) + term(x, u, 2 * s + 1);
-        prefix_v += term(x, v, 2 * s) + term(x, v, 2 * s + 1);
+        for (int c : layout.devices[s]) {
+          prefix_u += term(x, u, c);
+          prefix_v += term(x, v, c);
+        }
         m.addLe(prefix_v, prefix_u, "precedence");
       }
     }
     // §5.3: the backward part of each device is contiguous on its own.
     addContiguityRows(m, problem, x, layout.devices, EdgeSide::Backward);
   } else if (options.symmetry_breaking) {
-    addSymmetryRows(m, problem, x, order, 0, devices.accelerators);
+    for (int k = 0; k < devices.kindCount(); ++k) {
+      const int first = devices.firstOfKind(k);
+      addSymmetryRows(m, problem, x, order, first, first + devices.kindSize(k));
+    }
     addSymmetryRows(m, problem, x, order, devices.accelerators, devices.count());
   }
 
@@ -213,10 +267,11 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   // `held` may stay continuous: it only appears with a positive coefficient in <= rows, so at an
   // integer x it can always sit at max_r x[r][c].
   for (int c = 0; c < columns; ++c) {
-    if (!layout.accelerator[c]) continue;
+    if (!layout.accelerator(c)) continue;
+    const double capacity = devices.kindMemory(layout.kind[c]);
     LinExpr used;
     for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-      if (x[v][c].index >= 0 && g[v].memory > 0) used.add(x[v][c], g[v].memory / devices.memory);
+      if (x[v][c].index >= 0 && g[v].memory > 0) used.add(x[v][c], g[v].memory / capacity);
     }
     for (std::size_t w = 0; w < problem.weights.size(); ++w) {
       const SharedWeight& weight = problem.weights[w];
@@ -228,7 +283,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
           held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(c));
         m.addLe(x[r][c], held, "holds");
       }
-      if (held.index >= 0) used.add(held, weight.bytes / devices.memory);
+      if (held.index >= 0) used.add(held, weight.bytes / capacity);
     }
     if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(c));
   }
@@ -242,7 +297,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
     for (int c = 0; c < columns; ++c) {
       if (x[v][c].index < 0) continue;
-      const double p = layout.accelerator[c] ? g[v].p_acc : g[v].p_cpu;
+      const double p = layout.accelerator(c) ? g[v].accTime(layout.kind[c]) : g[v].p_cpu;
       if (p != 0) compute[partOf(v)][c].add(x[v][c], p);
     }
   }
@@ -250,7 +305,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   for (std::size_t i = 0; i < problem.nets.size(); ++i) {
     const Net& net = problem.nets[i];
     for (int c = 0; c < columns; ++c) {
-      const double cost = layout.accelerator[c] ? net.cost : net.cpu_cost;  // a CPU's boundary work
+      const double cost = layout.accelerator(c) ? net.cost : net.cpu_cost;  // a CPU's boundary work
       if (cost == 0) continue;
       if (comm.in[i][c].index >= 0) comm_in[partOf(net.source)][c].add(comm.in[i][c], cost);
       if (comm.out[i][c].index >= 0) comm_out[partOf(net.source)][c].add(comm.out[i][c], cost);
@@ -262,17 +317,21 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
     double cheapest = kInfinity;
     for (int c = 0; c < columns; ++c) {
-      if (x[v][c].index >= 0) cheapest = std::min(cheapest, layout.accelerator[c] ? g[v].p_acc : g[v].p_cpu);
+      if (x[v][c].index >= 0)
+        cheapest = std::min(cheapest, layout.accelerator(c) ? g[v].accTime(layout.kind[c]) : g[v].p_cpu);
     }
     part_floor[partOf(v)] = std::max(part_floor[partOf(v)], cheapest);
     part_work[partOf(v)] += cheapest;
   }
   // The simple bound (solvers/bounds/simple_bound.h: the work relaxation over the device kinds and
   // memory) holds for the max-load and, summed over the passes, for the GPipe objective: with one
-  // part it also floors MaxLoad, which every node's LP then starts from.
+  // part it also floors MaxLoad, which every node's LP then starts from. On a mixed machine it is the
+  // bound of the one-kind machine it relaxes to (core/problem.h).
   double simple = 0;
   const Budget simple_budget(std::max(0.5, options.limits.time_limit / 20), options.limits.budget.stopFlag());
-  if (auto bound = throughputSimpleBound(problem, simple_budget, options.backend)) simple = bound->value;
+  if (auto bound = throughputSimpleBound(devices.mixed() ? relaxKinds(problem) : problem, simple_budget,
+                                         options.backend))
+    simple = bound->value;
   LinExpr objective;
   double known_bound = 0;
   for (int part = 0; part < parts; ++part) {
@@ -282,7 +341,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
     Var max_load = m.addContinuous(floor, mip::kUnbounded, part == 0 ? "MaxLoad" : "MaxLoadBW");
     objective += max_load;
     for (int c = 0; c < columns; ++c) {
-      if (!layout.accelerator[c]) {
+      if (!layout.accelerator(c)) {
         m.addGe(max_load, comm_in[part][c] + compute[part][c] + comm_out[part][c], "load_cpu");
         continue;
       }
@@ -317,7 +376,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   mo.progress_interval = options.progress_interval;
   mo.known_bound = std::max(known_bound, simple);
   if (!options.start.empty())
-    mo.start = startFor(problem, layout, x, is_accelerator, stage_used, m, order, options);
+    mo.start = startFor(problem, layout, x, stage_kind, stage_used, m, order, options);
   // GLPK's feasibility pump runs LPs with no callback and no look at the clock: with a start it
   // overran 10 s limits by up to 15 s (op BERT-6 training), and an incumbent is there already.
   mo.feasibility_pump = mo.start.empty();
@@ -331,7 +390,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   std::vector<int> device_of;
   if (!r.values.empty()) {
     device_of = decodeColumns(x, r.values);
-    if (layout.stages) device_of = stageColumnsToDevices(devices, device_of);
+    if (layout.stages) device_of = stageColumnsToDevices(devices, layout, device_of);
   }
   return ipResult(problem, r, device_of, started, evaluate);
 }

@@ -7,7 +7,10 @@
 // many consumers it has there (the paper's per-node c_u, with App. B's subdivision already applied).
 // Contiguity (optional) is the z-variable system (11)-(13), over forward edges and, separately, over
 // backward edges (§5.3). Colocation classes are equalities x[u][d] = x[v][d]; memory is one knapsack
-// row per accelerator; unsupported nodes have no accelerator variables.
+// row per accelerator; unsupported nodes have no accelerator variables. On a machine of several
+// accelerator kinds every column has a kind: a device's (non-contiguous), or in the contiguous
+// program one column per kind and one for a CPU per pipeline stage, with a type variable per stage
+// and kind and each kind's stage count fixed; a column's times and memory are its kind's.
 //
 // Formulation strength, since GLPK is a much weaker solver than the Gurobi runs of the paper:
 // - symmetry breaking between identical devices: with nodes in a fixed topological order, device

@@ -29,12 +29,32 @@ SolveResult failed(SolveStatus status, std::string message) {
   return result;
 }
 
+// DPL's split: SliceGraph's slicer on the DFS order, or on a mixed machine (which the slicer does not
+// price) the DP over the DFS linearisation, which is the same split for one kind. Polynomial, and
+// never stopped by the deadline: it is the answer of last resort.
+SolveResult dplSplit(const Problem& problem, const SolveOptions& request) {
+  if (!problem.devices.mixed()) return sliceOrder(problem, dfsForwardOrder(problem));
+  DpOptions options;
+  options.linearize = true;
+  options.threads = request.threads;
+  options.limits.budget = Budget::unlimited(request.budget.stopFlag());
+  SolveResult dpl = solveThroughputDp(problem, options);
+  dpl.solver = "dpl";
+  return dpl;
+}
+
+// The solver as one that prices accelerator kinds apart.
+SolverInfo pricingKinds(SolverInfo info) {
+  info.kinds = true;
+  return info;
+}
+
 // Throughput by the DP: DPL first (polynomial; it answers even when the time is spent, as the split
 // everything falls back on), then, unless `linear`, the exact DP pruned by DPL's value. An exact DP
 // out of time leaves DPL's split, without a certificate.
 SolveResult dpThroughput(const Problem& problem, const SolveOptions& request, bool linear) {
   // DPL: SliceGraph's slicer on the DFS order (polynomial; never stopped by the deadline).
-  SolveResult dpl = sliceOrder(problem, dfsForwardOrder(problem));
+  SolveResult dpl = dplSplit(problem, request);
   if (request.budget.interrupted()) return failed(SolveStatus::Interrupted, "interrupted");
   if (linear) return dpl;
   DpOptions options;
@@ -224,32 +244,32 @@ std::string SolverRegistry::names(const std::function<bool(const SolverInfo&)>& 
 }
 
 void registerBuiltinSolvers(SolverRegistry& registry) {
-  registry.add(
+  registry.add(pricingKinds(
       {"auto",
        "the default: the exact DP when it finishes in half the time limit, SliceGraph's order search "
        "otherwise (throughput); the integer program from the greedy's and DPL's splits (latency)",
-       true, true, true, false, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition, solveAuto});
-  registry.add({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
+       true, true, true, false, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition, solveAuto}));
+  registry.add(pricingKinds({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
                 true, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/false); }});
-  registry.add({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
+                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/false); }}));
+  registry.add(pricingKinds({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
                 true, true, true, false, false, false, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/true); }});
+                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/true); }}));
   registry.add({"slicegraph",
                 "SliceGraph (Archer et al. 2024): optimal slicings of many topological orders (--orders), "
                 "never worse than DPL",
                 true, false, true, false, false, false, kDpReductions, checkContracted, sliceGraphSolve});
   // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
   // when splits may be non-contiguous.
-  registry.add({"ip",
+  registry.add(pricingKinds({"ip",
                 "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)",
                 true, true, true, true, true, false, "subdivide,colocate,scc", nullptr,
-                [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/true); }});
-  registry.add(
+                [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/true); }}));
+  registry.add(pricingKinds(
       {"ip-noncontig",
        "integer program (GLPK or CBC), non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)",
        true, true, false, true, true, false, "subdivide,colocate", nullptr,
-       [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/false); }});
+       [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/false); }}));
   registry.add({"greedy", "fill accelerators in topological order (the latency baseline of App. F)", false,
                 true, false, false, false, false, "subdivide", nullptr,
                 [](const Problem& p, const SolveOptions&) { return solveLatencyGreedy(p); }});

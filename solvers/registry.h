@@ -45,6 +45,8 @@ struct SolverInfo {
   // is the caller's mistake (a hand-written pipeline without the reductions), reported as such.
   std::function<Status(const Problem&)> precondition;
   SolveFn solve;
+  // Prices accelerators of several kinds apart (DeviceSet::kinds): each kind's times and memory.
+  bool kinds = false;
 };
 
 class SolverRegistry {

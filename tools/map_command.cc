@@ -79,10 +79,11 @@ int runMap(const Args& args) {
   else return usageError("map needs --topology FILE|PRESET", "map");
   auto spec = api::resolveDevices(options, api::OptionNaming::Flag);
   if (!spec) return fail(spec.status());
-  auto graph = api::readStageGraph(args.positional.front());
+  const Topology topology = api::topologyOf(*spec);
+  auto graph = api::readStageGraph(args.positional.front(), &topology);
   if (!graph) return fail(graph.status());
   request.graph = std::move(*graph);
-  auto result = api::mapStages(request, api::topologyOf(*spec), Budget(limit, &interruptFlag()), method);
+  auto result = api::mapStages(request, topology, Budget(limit, &interruptFlag()), method);
   if (!result) return fail(result.status());
   if (interruptFlag().load()) return fail(interrupted("interrupted"));
   if (Status s = emit(args, jsonText(*result, 2) + "\n", {args.positional.front()}); !s) return fail(s);

@@ -72,8 +72,9 @@ Options:
                           and a file beside -o with the name of a data file to link or copy
   --devices FILE|PRESET   device specification (JSON, see cost_model/presets/) or a bundled preset
                           name (default: pcie3-4x16gb; presets: cpu-only-8, dgx-h100, dgx1-8xv100,
-                          dgx1-8xv100-nvlink, pcie3-4x16gb, pcie4-2xa100-40gb); a specification may
-                          give the machine's topology (named devices, links, switches)
+                          dgx1-8xv100-nvlink, mixed-2xa100-2xv100, pcie3-4x16gb, pcie4-2xa100-40gb);
+                          a specification may give the machine's topology (named devices of one or
+                          several kinds, links, switches)
   --accelerators K, --cpus L, --memory BYTES
                           override the device specification's counts and accelerator memory
   --topology FILE|PRESET  the machine as a topology, instead of --devices: a device specification

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/simple_bound.h"
@@ -24,9 +25,18 @@ void raise(double& lower, std::string& method, double value, const std::string& 
 
 }  // namespace
 
-Certificate certify(const Problem& solved, const Problem& original, const SolverInfo& solver,
+Certificate certify(const Problem& solved_problem, const Problem& original_problem, const SolverInfo& solver,
                     const SolveResult& result, const Budget& budget, double bound_seconds,
                     mip::Backend backend, const ContiguousOptimumFn& contiguous_optimum) {
+  // The combinatorial bounds see a mixed machine as the one-kind machine it relaxes to, whose
+  // optimum is at most the mixed one's (core/problem.h); the contiguous optimum is the kind-aware DP's.
+  std::optional<Problem> relaxed_solved, relaxed_original;
+  if (solved_problem.devices.mixed()) {
+    relaxed_solved = relaxKinds(solved_problem);
+    relaxed_original = relaxKinds(original_problem);
+  }
+  const Problem& solved = relaxed_solved ? *relaxed_solved : solved_problem;
+  const Problem& original = relaxed_original ? *relaxed_original : original_problem;
   // The simple bounds' share: what the bottleneck program gets, at least kMinBoundSeconds (their
   // relaxations take milliseconds; the packing program takes a tenth of it).
   const Budget bounds =

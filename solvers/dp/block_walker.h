@@ -6,6 +6,7 @@
 // DFS, so a block that no device could hold within the bound ends its whole subtree.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -16,13 +17,20 @@
 
 namespace placer::dp {
 
-// Incremental cost of the block S = I∖I' while the DFS removes nodes from I'.
+// Incremental cost of the block S = I∖I' while the DFS removes nodes from I'. MaxKinds: 1 on a
+// machine of one accelerator kind (the state a DFS step copies stays as small as it can be),
+// kDpMaxKinds on a mixed one.
+template <int MaxKinds>
 struct BlockState {
   double p_acc = 0, p_cpu = 0, memory = 0, comm_in = 0, comm_out = 0;
   double cpu_comm = 0;  // cpu_cost of the cut nets: what the block pays on a CPU core
   int unsupported = 0;
+  std::array<double, MaxKinds - 1> p_kinds{};  // compute on kinds 1, 2, ... of a mixed machine
+
+  double accTime(int kind) const { return kind == 0 ? p_acc : p_kinds[static_cast<std::size_t>(kind) - 1]; }
 };
 
+template <int MaxKinds>
 class BlockWalker {
  public:
   BlockWalker(const std::vector<Unit>& units, const std::vector<std::vector<NetTouch>>& touches,
@@ -36,7 +44,12 @@ class BlockWalker {
         prune_above_(prune_above),
         inside_(problem.nets.size(), 0),
         source_inside_(problem.nets.size(), 0),
-        readers_inside_(problem.weights.size(), 0) {
+        readers_inside_(problem.weights.size(), 0),
+        kinds_(MaxKinds == 1 ? 1 : problem.devices.kindCount()) {
+    for (int k = 0; k < kinds(); ++k) {
+      kind_memory_[k] = devices_.kindMemory(k);
+      kind_used_[k] = devices_.kindSize(k) > 0;
+    }
     const std::vector<Net>& nets = problem.nets;
     weight_bytes_.reserve(problem.weights.size());
     for (const SharedWeight& w : problem.weights)
@@ -54,7 +67,7 @@ class BlockWalker {
   // Calls visit(sub_ideal, state) for every sub-ideal I' ⊊ I whose block I∖I' survives pruning.
   template <typename Visit>
   void walk(std::int32_t ideal, Visit&& visit) {
-    recurse(ideal, std::numeric_limits<std::int32_t>::max(), BlockState{}, visit);
+    recurse(ideal, std::numeric_limits<std::int32_t>::max(), BlockState<MaxKinds>{}, visit);
   }
 
   std::int64_t pruned() const { return pruned_; }
@@ -69,22 +82,30 @@ class BlockWalker {
     return source_inside_[net] ? 2 : 1;
   }
 
-  bool hopeless(const BlockState& s) const {
-    const bool acc_out = s.unsupported > 0 || s.memory > devices_.memory || s.p_acc > prune_above_ ||
-                         devices_.accelerators == 0;
-    const bool cpu_out = devices_.cpus == 0 || s.p_cpu > prune_above_;
-    return acc_out && cpu_out;
+  // No device could hold the block within the bound, nor any block the DFS grows it into: every
+  // kind of accelerator lacks the memory or the time (or there is none), and so does a CPU core.
+  bool hopeless(const BlockState<MaxKinds>& s) const {
+    if (devices_.cpus > 0 && s.p_cpu <= prune_above_) return false;
+    if (s.unsupported > 0) return true;
+    for (int k = 0; k < kinds(); ++k) {
+      if (kind_used_[k] && s.memory <= kind_memory_[k] && s.accTime(k) <= prune_above_) return false;
+    }
+    return true;
   }
+  // The machine's kinds (a constant 1 where MaxKinds is, so that the loops over kinds fold away).
+  int kinds() const { return MaxKinds == 1 ? 1 : kinds_; }
 
   template <typename Visit>
-  void recurse(std::int32_t ideal, std::int32_t below, const BlockState& state, Visit& visit) {
+  void recurse(std::int32_t ideal, std::int32_t below, const BlockState<MaxKinds>& state, Visit& visit) {
     const std::int64_t end = lattice_.down_begin[ideal + 1];
     for (std::int64_t e = lattice_.down_begin[ideal]; e < end; ++e) {
       const std::int32_t node = lattice_.down_node[e];
       if (node >= below) continue;
       const Unit& unit = units_[node];
-      BlockState next = state;
+      BlockState<MaxKinds> next = state;
       next.p_acc += unit.p_acc;
+      for (int k = 1; k < kinds(); ++k)
+        next.p_kinds[k - 1] += unit.p_kinds[k - 1];
       next.p_cpu += unit.p_cpu;
       next.memory += unit.memory;
       next.unsupported += unit.unsupported;
@@ -143,6 +164,9 @@ class BlockWalker {
   std::vector<double> net_cpu_cost_;
   std::vector<std::int32_t> readers_inside_;
   std::vector<double> weight_bytes_;
+  const int kinds_;
+  std::array<double, MaxKinds> kind_memory_{};
+  std::array<bool, MaxKinds> kind_used_{};
   std::int64_t pruned_ = 0;
   std::vector<int> block_;
 };

@@ -99,6 +99,8 @@ DpInstance prepareInstance(const Problem& problem, bool linearize, const std::ve
       owner[v] = i;
       if (g[v].supportedOnAccelerator()) {
         unit.p_acc += g[v].p_acc;
+        for (int k = 1; k < problem.devices.kindCount(); ++k)
+          unit.p_kinds[k - 1] += g[v].accTime(k);
       } else {
         unit.unsupported = true;
       }

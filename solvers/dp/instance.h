@@ -5,6 +5,8 @@
 // block_walker.h.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -12,13 +14,26 @@
 
 namespace placer::dp {
 
+// The most accelerator kinds the DP tells apart (each adds a dimension to its table).
+inline constexpr int kDpMaxKinds = 4;
+
 // A forward node with its backward partner: what one DP step moves onto a device.
 struct Unit {
-  double p_acc = 0;  // finite part; `unsupported` says whether an accelerator may hold it at all
+  double p_acc = 0;  // on kind 0, finite part; `unsupported` says whether an accelerator may hold it
+  std::array<double, kDpMaxKinds - 1> p_kinds{};  // on kinds 1, 2, ... of a mixed machine, likewise
   double p_cpu = 0;
   double memory = 0;  // own memory, and shared weights no other unit reads
   bool unsupported = false;
   std::vector<Vertex> vertices;
+
+  // The time on `kind`, and the least over the first `kinds` kinds.
+  double accTime(int kind) const { return kind == 0 ? p_acc : p_kinds[static_cast<std::size_t>(kind) - 1]; }
+  double fastest(int kinds) const {
+    double best = p_acc;
+    for (int k = 1; k < kinds; ++k)
+      best = std::min(best, accTime(k));
+    return best;
+  }
 };
 
 // How adding a unit to the block changes one net: `members` of the net's distinct vertices join,
@@ -47,7 +62,8 @@ struct DpInstance {
 };
 
 // `linearize`: re-index the units along `order` (forward vertices; empty: a DFS order, DPL's) and
-// chain consecutive ones (§5.1.2). The problem must satisfy checkContracted.
+// chain consecutive ones (§5.1.2). The problem must satisfy checkContracted and have at most
+// kDpMaxKinds accelerator kinds.
 DpInstance prepareInstance(const Problem& problem, bool linearize, const std::vector<Vertex>& order = {});
 
 }  // namespace placer::dp

@@ -1,6 +1,7 @@
 #include "solvers/dp/table.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -118,18 +119,20 @@ class ReadyQueue {
 // B passes only through live entries, so leaving the others at +inf keeps the optimum; an ideal
 // with no live entry is not walked at all. With B near the optimum only ideals whose compute is
 // near a multiple of B, where a device boundary can fall, stay live: on a chain of transformer
-// layers most of the lattice is skipped.
+// layers most of the lattice is skipped. On a mixed machine the relaxation runs every unit at its
+// fastest kind's time on any accelerator, which keeps it a relaxation.
 class LiveRows {
  public:
   LiveRows(const DpInstance& instance, const IdealLattice& lattice, const DeviceSet& devices, double bound)
       : relaxation_(relaxationOf(instance, devices)) {
     const std::int64_t ideals = lattice.size();
+    const int kinds = devices.kindCount();
     std::vector<CapacityRelaxation::Work> work(ideals);
     for (std::int64_t j = 1; j < ideals; ++j) {  // J = (J minus one maximal node) + that node
       const std::int64_t e = lattice.down_begin[j];
       const Unit& unit = instance.units[lattice.down_node[e]];
       work[j] = work[lattice.down_sub[e]];
-      work[j].add(unit.p_acc, unit.p_cpu, unit.unsupported);
+      work[j].add(unit.fastest(kinds), unit.p_cpu, unit.unsupported);
     }
     live_.assign(ideals, 0);
     for (std::int64_t j = 0; j < ideals; ++j) {
@@ -148,7 +151,7 @@ class LiveRows {
     std::vector<double> p_acc, p_cpu;
     std::vector<std::uint8_t> unsupported;
     for (const Unit& unit : instance.units) {
-      p_acc.push_back(unit.p_acc);
+      p_acc.push_back(unit.fastest(devices.kindCount()));
       p_cpu.push_back(unit.p_cpu);
       unsupported.push_back(unit.unsupported);
     }
@@ -159,19 +162,42 @@ class LiveRows {
   std::vector<std::uint8_t> live_;
 };
 
-// The table dp[I][c][a]: the best max-load for placing ideal I on c CPUs and a accelerators.
+// The table dp[I][c][a]: the best max-load for placing ideal I on c CPUs and a accelerators, and on
+// a mixed machine dp[I][c][a₁]…[aₜ], a count per kind. A row is the counts in mixed radix: kind 0's
+// count varies fastest (stride 1), then kind 1's, ..., the CPUs' slowest, so with one kind entry
+// (c, a) is at c·(k+1)+a, and each count's entry with one device fewer comes earlier in the row.
+template <int MaxKinds>
 class DpTable {
  public:
+  using Walker = BlockWalker<MaxKinds>;
+  using State = BlockState<MaxKinds>;
+
   DpTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice, double upper_bound)
       : problem_(problem),
         instance_(instance),
         lattice_(lattice),
         devices_(problem.devices),
-        accs_(devices_.accelerators),
-        cpus_(devices_.cpus),
-        combos_((accs_ + 1) * (cpus_ + 1)),
-        prune_above_(upper_bound * (1 + 1e-9) + 1e-12),
-        dp_(static_cast<std::size_t>(lattice.size()) * combos_, kInfinity) {
+        kinds_(MaxKinds == 1 ? 1 : devices_.kindCount()),
+        prune_above_(upper_bound * (1 + 1e-9) + 1e-12) {
+    int stride = 1;
+    for (int k = 0; k < kinds_; ++k) {
+      stride_[k] = stride;
+      stride *= devices_.kindSize(k) + 1;
+    }
+    stride_[kinds_] = stride;  // the CPUs'
+    combos_ = stride * (devices_.cpus + 1);
+    // Which counts of each entry can give up a device (bit k: kind k; bit kinds_: a CPU core).
+    can_drop_.assign(combos_, 0);
+    with_kind_.assign(kinds_ + 1, {});
+    for (int idx = 0; idx < combos_; ++idx) {
+      for (int k = 0; k <= kinds_; ++k) {
+        const int count = k < kinds_ ? devices_.kindSize(k) : devices_.cpus;
+        if (idx / stride_[k] % (count + 1) == 0) continue;
+        can_drop_[idx] |= 1u << k;
+        with_kind_[k].push_back(idx);
+      }
+    }
+    dp_.assign(static_cast<std::size_t>(lattice.size()) * combos_, kInfinity);
     std::fill(dp_.begin(), dp_.begin() + combos_, 0.0);  // the empty ideal costs nothing
     if (upper_bound < kInfinity) live_.emplace(instance, lattice, devices_, prune_above_);
   }
@@ -246,7 +272,7 @@ class DpTable {
     return done.load() == ideals;
   }
 
-  double optimum() const { return row(fullIdeal())[at(cpus_, accs_)]; }
+  double optimum() const { return row(fullIdeal())[combos_ - 1]; }
 
   // The blocks of an optimal split in pipeline order: walks the table back from the full ideal,
   // re-running the same enumeration (same arithmetic, so bit-identical values) to find the block
@@ -254,35 +280,31 @@ class DpTable {
   std::optional<std::vector<Block>> traceBack() const {
     std::vector<Block> blocks;
     std::int32_t ideal = fullIdeal();
-    int c = cpus_, a = accs_;
+    int idx = combos_ - 1;
     while (ideal != 0) {
-      const double target = row(ideal)[at(c, a)];
-      if (a > 0 && row(ideal)[at(c, a - 1)] == target) {
-        --a;
-        continue;
-      }
-      if (c > 0 && row(ideal)[at(c - 1, a)] == target) {
-        --c;
+      const double target = row(ideal)[idx];
+      if (const int unused = unusedDevice(ideal, idx); unused >= 0) {  // that device stays unused
+        idx -= stride_[unused];
         continue;
       }
       std::int32_t chosen = -1;
       Block block;
-      BlockWalker replay = makeWalker();
-      replay.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
+      Walker replay = makeWalker();
+      replay.walk(ideal, [&](std::int32_t sub, const State& s) {
         if (chosen != -1) return;
         const double* prev = row(sub);
-        if (a > 0 && std::max(prev[at(c, a - 1)], accCost(s)) == target) {
-          block.accelerator = true;
-        } else if (c > 0 && std::max(prev[at(c - 1, a)], cpuCost(s)) == target) {
-          block.accelerator = false;
-        } else {
-          return;
+        for (int k = 0; k <= kinds_ && chosen == -1; ++k) {
+          if (!(can_drop_[idx] >> k & 1u)) continue;
+          const double cost = k < kinds_ ? accCost(s, k) : cpuCost(s);
+          if (std::max(prev[idx - stride_[k]], cost) != target) continue;
+          chosen = sub;
+          block.accelerator = k < kinds_;
+          block.kind = k < kinds_ ? k : 0;
+          block.units = replay.block();
+          idx -= stride_[k];
         }
-        chosen = sub;
-        block.units = replay.block();
       });
       if (chosen == -1) return std::nullopt;
-      (block.accelerator ? a : c) -= 1;
       blocks.push_back(std::move(block));
       ideal = chosen;
     }
@@ -293,9 +315,9 @@ class DpTable {
  private:
   // What one thread needs to fill rows: its own walk state and minima.
   struct RowWorker {
-    BlockWalker walker;
+    Walker walker;
     std::vector<double> best_acc, best_cpu;
-    RowWorker(BlockWalker w, int combos) : walker(std::move(w)), best_acc(combos), best_cpu(combos) {}
+    RowWorker(Walker w, int combos) : walker(std::move(w)), best_acc(combos), best_cpu(combos) {}
   };
   // One thread's counts of ideal pairs and pruned subtrees, alone on its cache line.
   struct alignas(64) ThreadCounts {
@@ -311,58 +333,69 @@ class DpTable {
     std::fill(best_acc.begin(), best_acc.end(), kInfinity);
     std::fill(best_cpu.begin(), best_cpu.end(), kInfinity);
     std::int64_t pairs = 0;
-    w.walker.walk(ideal, [&](std::int32_t sub, const BlockState& s) {
+    w.walker.walk(ideal, [&](std::int32_t sub, const State& s) {
       ++pairs;
       if (live_ && !live_->any(sub)) return;  // a row of +inf improves nothing
       const double* prev = row(sub);
-      if (const double acc = accCost(s); acc < kInfinity) {
-        for (int c = 0; c <= cpus_; ++c) {
-          for (int a = 1; a <= accs_; ++a) {
-            best_acc[at(c, a)] = std::min(best_acc[at(c, a)], std::max(prev[at(c, a - 1)], acc));
-          }
-        }
+      for (int k = 0; k < kinds(); ++k) {
+        const double acc = accCost(s, k);
+        if (!(acc < kInfinity)) continue;
+        const int stride = stride_[k];
+        for (int idx : with_kind_[k])
+          best_acc[idx] = std::min(best_acc[idx], std::max(prev[idx - stride], acc));
       }
       const double cpu = cpuCost(s);
-      for (int c = 1; c <= cpus_; ++c) {
-        for (int a = 0; a <= accs_; ++a) {
-          best_cpu[at(c, a)] = std::min(best_cpu[at(c, a)], std::max(prev[at(c - 1, a)], cpu));
-        }
-      }
+      const int stride = stride_[kinds()];
+      for (int idx : with_kind_[kinds()])
+        best_cpu[idx] = std::min(best_cpu[idx], std::max(prev[idx - stride], cpu));
     });
     // Leaving a device unused is the same as solving with one device fewer.
     double* cur = row(ideal);
-    for (int c = 0; c <= cpus_; ++c) {
-      for (int a = 0; a <= accs_; ++a) {
-        double v = std::min(best_acc[at(c, a)], best_cpu[at(c, a)]);
-        if (a > 0) v = std::min(v, cur[at(c, a - 1)]);
-        if (c > 0) v = std::min(v, cur[at(c - 1, a)]);
-        cur[at(c, a)] = v;
+    for (int idx = 0; idx < combos_; ++idx) {
+      double v = std::min(best_acc[idx], best_cpu[idx]);
+      for (unsigned drop = can_drop_[idx], k = 0; drop != 0; drop >>= 1, ++k) {
+        if (drop & 1u) v = std::min(v, cur[idx - stride_[k]]);
       }
+      cur[idx] = v;
     }
     return pairs;
   }
 
-  BlockWalker makeWalker() const {
-    return BlockWalker(instance_.units, instance_.touches, instance_.weight_touches, problem_, lattice_,
+  Walker makeWalker() const {
+    return Walker(instance_.units, instance_.touches, instance_.weight_touches, problem_, lattice_,
                        prune_above_);
   }
   std::int32_t fullIdeal() const { return static_cast<std::int32_t>(lattice_.size() - 1); }
-  int at(int c, int a) const { return c * (accs_ + 1) + a; }
+  // The machine's kinds (a constant 1 where MaxKinds is, so that the loops over kinds fold away).
+  int kinds() const { return MaxKinds == 1 ? 1 : kinds_; }
+  // The device (kind k < kinds_, or kinds_ for a CPU) entry idx of the ideal's row leaves unused, its
+  // value being the entry with that device fewer; -1 if every device is used.
+  int unusedDevice(std::int32_t ideal, int idx) const {
+    for (int k = 0; k <= kinds_; ++k) {
+      if ((can_drop_[idx] >> k & 1u) && row(ideal)[idx - stride_[k]] == row(ideal)[idx]) return k;
+    }
+    return -1;
+  }
   const double* row(std::int32_t ideal) const { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
   double* row(std::int32_t ideal) { return &dp_[static_cast<std::size_t>(ideal) * combos_]; }
   // A CPU core pays its compute and its boundary work (App. C.1's overlap is for accelerators).
-  static double cpuCost(const BlockState& s) { return s.p_cpu + s.cpu_comm; }
-  double accCost(const BlockState& s) const {
-    if (accs_ == 0 || s.unsupported > 0 || s.memory > devices_.memory) return kInfinity;
-    return acceleratorLoad(problem_.objective.overlap, s.p_acc, s.comm_in, s.comm_out);
+  static double cpuCost(const State& s) { return s.p_cpu + s.cpu_comm; }
+  // An accelerator of kind k pays its compute there and the transfers (same on every kind).
+  double accCost(const State& s, int k) const {
+    if (devices_.kindSize(k) == 0 || s.unsupported > 0 || s.memory > devices_.kindMemory(k)) return kInfinity;
+    return acceleratorLoad(problem_.objective.overlap, s.accTime(k), s.comm_in, s.comm_out);
   }
 
   const Problem& problem_;
   const DpInstance& instance_;
   const IdealLattice& lattice_;
   const DeviceSet& devices_;
-  const int accs_, cpus_, combos_;
+  const int kinds_;
   const double prune_above_;
+  std::array<int, kDpMaxKinds + 1> stride_{};  // per kind, then the CPUs': one more of it in the row
+  int combos_ = 0;                             // entries per row
+  std::vector<std::uint8_t> can_drop_;         // per entry: which counts are > 0 (bit per kind, CPUs)
+  std::vector<std::vector<int>> with_kind_;    // per kind (CPUs last): the entries whose count is > 0
   std::vector<double> dp_;
   std::optional<LiveRows> live_;  // without an upper bound every entry is live
 };
@@ -372,13 +405,16 @@ class DpTable {
 TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
                       double upper_bound, int threads, const ProgressFn& progress, const Budget& budget,
                       SolveStats& stats) {
-  TableResult result;
-  DpTable table(problem, instance, lattice, upper_bound);
-  if (!table.fill(threads, progress, budget, stats)) return result;
-  result.complete = true;
-  result.optimum = table.optimum();
-  if (result.optimum < kInfinity) result.blocks = table.traceBack();
-  return result;
+  auto run = [&](auto table) {
+    TableResult result;
+    if (!table.fill(threads, progress, budget, stats)) return result;
+    result.complete = true;
+    result.optimum = table.optimum();
+    if (result.optimum < kInfinity) result.blocks = table.traceBack();
+    return result;
+  };
+  if (problem.devices.mixed()) return run(DpTable<kDpMaxKinds>(problem, instance, lattice, upper_bound));
+  return run(DpTable<1>(problem, instance, lattice, upper_bound));
 }
 
 }  // namespace placer::dp

@@ -19,6 +19,7 @@ namespace placer::dp {
 struct Block {
   std::vector<int> units;
   bool accelerator = false;
+  int kind = 0;  // the accelerator's kind
 };
 
 struct TableResult {

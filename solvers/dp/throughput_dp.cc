@@ -97,6 +97,11 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
     return result;
   };
   if (Status s = checkContracted(problem); !s) return finish(SolveStatus::Error, s.message());
+  if (problem.devices.kindCount() > dp::kDpMaxKinds) {
+    return finish(SolveStatus::Error, "the DP tells at most " + std::to_string(dp::kDpMaxKinds) +
+                                          " accelerator kinds apart, the machine has " +
+                                          std::to_string(problem.devices.kindCount()));
+  }
 
   if (!options.order.empty()) {
     if (!options.linearize) return finish(SolveStatus::Error, "an order to slice needs the linearised DP");
@@ -126,22 +131,26 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   const DeviceSet& devices = problem.devices;
   if (!(optimum < kInfinity)) {
     std::ostringstream message;
-    message << "no contiguous split onto " << devices.accelerators << " accelerator(s) of " << devices.memory
-            << " bytes and " << devices.cpus << " CPU(s) exists";
+    message << "no contiguous split onto " << devices.accelerators << " accelerator(s) of "
+            << (devices.mixed() ? "up to " : "") << devices.memory << " bytes and " << devices.cpus
+            << " CPU(s) exists";
     return finish(SolveStatus::Infeasible, message.str());
   }
   const std::optional<std::vector<dp::Block>>& blocks = table.blocks;
   if (!blocks) return finish(SolveStatus::Error, "the DP table could not be traced back");
 
-  // Accelerators and CPUs are numbered in pipeline order.
+  // Accelerators (of each kind) and CPUs are numbered in pipeline order.
   Placement& placement = result.placement;
   const std::size_t n_vertices = boost::num_vertices(problem.graph);
   placement.device_of.assign(n_vertices, -1);
   placement.stage_of.assign(n_vertices, -1);
-  int next_acc = 0, next_cpu = devices.accelerators;
+  std::vector<int> next_acc(devices.kindCount());  // per kind, the next of its accelerators
+  for (int k = 0; k < devices.kindCount(); ++k)
+    next_acc[k] = devices.firstOfKind(k);
+  int next_cpu = devices.accelerators;
   for (std::size_t stage = 0; stage < blocks->size(); ++stage) {
     const dp::Block& block = (*blocks)[stage];
-    const int device = block.accelerator ? next_acc++ : next_cpu++;
+    const int device = block.accelerator ? next_acc[block.kind]++ : next_cpu++;
     for (int u : block.units) {
       for (Vertex v : instance.units[u].vertices) {
         placement.device_of[v] = device;

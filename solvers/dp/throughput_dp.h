@@ -7,7 +7,10 @@
 //
 // dp[I][c][a] = min over ideals I' ⊂ I of min( max(dp[I'][c][a-1], acc(I∖I')),
 //                                              max(dp[I'][c-1][a], cpu(I∖I')) ),
-// plus "leave the device unused". How it is fast (one file per part, in this folder):
+// plus "leave the device unused". On a machine of several accelerator kinds (DeviceSet::kinds, up to
+// dp::kDpMaxKinds) the table keeps a count per kind, dp[I][c][a₁]…[aₜ], a block on kind k costing its
+// times there (OpNode::p_kinds) and fitting its memory; with one kind it is the table above.
+// How it is fast (one file per part, in this folder):
 //  - instance.h: units (forward node + backward partner) along a topological order, and how each
 //    touches the nets and shared weights;
 //  - ideal_lattice.h: ideals are generated once, breadth-first by size, with their Hasse edges (ideal

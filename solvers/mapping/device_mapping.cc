@@ -37,12 +37,29 @@ Expected<Instance> instanceOf(const MappingRequest& request, const Topology& top
   if (in.replicas < 1) return invalidInput("mapping: replicas must be at least 1");
   if (in.stages < 1) return invalidInput("mapping: the stage graph has no stages");
   in.slots = in.stages * in.replicas;
+  const StageGraph& g = request.graph;
+  if (!g.kind.empty()) {
+    if (g.kind.size() != g.compute.size()) return invalidInput("mapping: one device kind per stage, or none");
+    std::vector<int> wanted(topology.kinds.size(), 0), have(topology.kinds.size(), 0);
+    for (const Topology::Device& device : topology.devices) ++have[device.kind];
+    for (int s = 0; s < in.stages; ++s) {
+      const int kind = g.kind[s];
+      if (kind < 0 || kind >= static_cast<int>(topology.kinds.size()))
+        return invalidInput("mapping: stage " + std::to_string(s) + " asks for a device kind the machine lacks");
+      wanted[kind] += in.replicas;
+    }
+    for (std::size_t k = 0; k < wanted.size(); ++k) {
+      if (wanted[k] > have[k]) {
+        return invalidInput("mapping: the stages need " + std::to_string(wanted[k]) + " devices of kind " +
+                            topology.kinds[k] + "; the machine has " + std::to_string(have[k]));
+      }
+    }
+  }
   if (in.slots > in.devices) {
     return invalidInput("mapping: " + std::to_string(in.stages) + " stages x " + std::to_string(in.replicas) +
                         " replicas need " + std::to_string(in.slots) + " devices; the machine has " +
                         std::to_string(in.devices));
   }
-  const StageGraph& g = request.graph;
   if (g.weight_bytes.size() != g.compute.size()) return invalidInput("mapping: one weight size per stage");
   if (!g.host_bytes.empty() && g.host_bytes.size() != g.compute.size())
     return invalidInput("mapping: one host transfer size per stage, or none");
@@ -109,8 +126,9 @@ class Search {
     if ((++nodes_ & 1023) == 0 && budget_.exhausted()) aborted_ = true;
     if (aborted_) return false;
     const int s = slot / in_.replicas, r = slot % in_.replicas;
+    const std::vector<int>& kinds = in_.request->graph.kind;
     for (int d = 0; d < in_.devices; ++d) {
-      if (used_[d]) continue;
+      if (used_[d] || (!kinds.empty() && in_.topology->devices[d].kind != kinds[s])) continue;
       // What assigning `d` adds: transfers to the assigned neighbours (P2P), or the ring pairs
       // closed (AR).
       undo_.clear();
@@ -272,7 +290,14 @@ Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topolo
   auto in = instanceOf(request, topology);
   if (!in) return in.status();
   std::vector<int> device(in->slots);
-  for (int k = 0; k < in->slots; ++k) device[k] = k;
+  const std::vector<int>& kinds = request.graph.kind;
+  std::vector<bool> used(in->devices, false);
+  for (int k = 0; k < in->slots; ++k) {
+    int d = kinds.empty() ? k : 0;
+    while (!kinds.empty() && (used[d] || topology.devices[d].kind != kinds[k / in->replicas])) ++d;
+    device[k] = d;
+    used[d] = true;
+  }
   return evaluateMapping(request, topology, bySlot(*in, device));
 }
 

@@ -17,7 +17,7 @@
 //
 // The search is Parmesan's: a binary search on the target time t between a lower bound and the
 // consecutive mapping's time, each step a backtracking assignment of the replicas in stage order to
-// free devices that prunes as soon as a replica's time with its neighbours assigned so far exceeds t
+// free devices (of the stage's kind, when the stages have kinds) that prunes as soon as a replica's time with its neighbours assigned so far exceeds t
 // (times only grow as neighbours are assigned). A target met lowers the upper end to the mapping
 // found; one proven unmet raises the lower end. It ends with a search for any mapping better than the
 // best found: none proves that one optimal. The budget's deadline and stop flag end it early with
@@ -45,6 +45,9 @@ struct StageGraph {
   std::vector<double> weight_bytes;  // P(s): what its all-reduce moves
   std::vector<double> host_bytes;    // per sample, to and from the host; empty: none
   std::vector<Edge> edges;
+  // On a mixed machine: per stage, the Topology kind its devices must be of (the kind it was
+  // placed for); empty: any device.
+  std::vector<int> kind;
   int stages() const { return static_cast<int>(compute.size()); }
 };
 
@@ -78,9 +81,10 @@ MapCost resolveMapCost(const MappingRequest& request);
 Mapping evaluateMapping(const MappingRequest& request, const Topology& topology,
                         std::vector<std::vector<int>> device);
 
-// Replica r of stage s on device s·R + r. InvalidInput when the machine has fewer devices than
+// Replica r of stage s on device s·R + r (with stage kinds: each replica, in order, on the first
+// free device of its stage's kind). InvalidInput when the machine has fewer devices (of a kind) than
 // replicas to place, or the graph is malformed (an edge out of range or a stage to itself, a
-// negative or non-finite time or size).
+// negative or non-finite time or size, an unknown kind).
 Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topology& topology);
 
 // What breaks ties between mappings of the same largest stage time: `rank` (lower is better; a

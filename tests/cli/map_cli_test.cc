@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 
@@ -153,6 +154,55 @@ TEST_F(CliTest, PlaceOnATopologyRefusesWhatIsNotOne) {
 }
 
 // simulate on map's output: two stages on the line's fast link, by hand.
+// A machine of two kinds: each stage names its kind and runs on a device of it; the report's stage
+// graph carries the kinds, so `map` maps it again onto devices of the same kinds; --accelerators
+// keeps the first devices (gpu0 is a V100, gpu1 an A100), and one kind left is a plain machine.
+TEST_F(CliTest, PlaceOnAMixedMachineKeepsEachStageOnItsKind) {
+  const std::string report = (work_ / "report.json").string();
+  RunResult r = run({"place", model("resnet50_light.onnx"), "--topology", "mixed-2xa100-2xv100", "--cpus", "0",
+                     "--report", report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json out = json::parse(slurp(report));
+  const std::map<std::string, std::string> kind_of{{"gpu0", "v100"}, {"gpu1", "a100"}, {"gpu2", "v100"}, {"gpu3", "a100"}};
+  std::set<std::string> kinds;
+  for (const json& stage : out["stages"]) {
+    EXPECT_EQ(stage["device_kind"], kind_of.at(stage["device_name"])) << stage.dump();
+    kinds.insert(stage["device_kind"].get<std::string>());
+  }
+  EXPECT_EQ(kinds.size(), 2u);
+  for (const json& stage : out["mapping"]["stageGraph"]["stages"]) EXPECT_TRUE(stage.contains("kind"));
+  spit(work_ / "graph.json", out["mapping"]["stageGraph"].dump());
+  r = run({"map", (work_ / "graph.json").string(), "--topology", "mixed-2xa100-2xv100", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json mapped = json::parse(r.out);
+  for (std::size_t s = 0; s < mapped["mapping"].size(); ++s)
+    EXPECT_EQ(kind_of.at(mapped["mapping"][s]), out["mapping"]["stageGraph"]["stages"][s]["kind"]) << s;
+  // A kind the machine lacks is refused, naming the stage.
+  spit(work_ / "bad.json", R"({"stages": [{"compute": 1e-3, "weight_bytes": 0, "kind": "h100"}]})");
+  r = run({"map", (work_ / "bad.json").string(), "--topology", "mixed-2xa100-2xv100", "-q"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stages[0].kind: not a device kind of the machine (\"h100\")"), std::string::npos) << r.err;
+
+  r = run({"place", model("resnet50_light.onnx"), "--topology", "mixed-2xa100-2xv100", "--accelerators", "2",
+           "--cpus", "0", "--report", report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  out = json::parse(slurp(report));
+  for (const json& stage : out["stages"]) EXPECT_EQ(stage["device_kind"], kind_of.at(stage["device_name"]));
+  r = run({"place", model("resnet50_light.onnx"), "--topology", "mixed-2xa100-2xv100", "--accelerators", "1",
+           "--cpus", "0", "--report", report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  out = json::parse(slurp(report));
+  ASSERT_EQ(out["stages"].size(), 1u);
+  EXPECT_FALSE(out["stages"][0].contains("device_kind"));
+  EXPECT_EQ(out["stages"][0]["device_name"], "gpu0");
+  // SliceGraph treats every accelerator alike: refused on a mixed machine, saying which solvers price kinds.
+  r = run({"place", model("resnet50_light.onnx"), "--topology", "mixed-2xa100-2xv100", "--algorithm", "slicegraph",
+           "-o", (work_ / "out.onnx").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("slicegraph treats every accelerator alike"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(work_ / "out.onnx"));
+}
+
 TEST_F(CliTest, SimulateRunsTheMappedPipelineOnTheLinks) {
   spit(work_ / "line.json", kLine);
   spit(work_ / "stages.json", R"({"stages": [{"compute": 1e-3, "weight_bytes": 0}, {"compute": 2e-3, "weight_bytes": 0}],

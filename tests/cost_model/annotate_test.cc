@@ -289,5 +289,62 @@ TEST(Annotate, EveryBundledModelPlacesOnEveryDeviceCount) {
   }
 }
 
+// The mixed preset with every device of `kind`.
+DeviceSpec oneKindOf(const DeviceSpec& mixed, const std::string& kind) {
+  nlohmann::ordered_json json = deviceSpecToJson(mixed);
+  for (auto& device : json["devices"]) device["kind"] = kind;
+  auto spec = parseDeviceSpec(json.dump(), "one-kind.json");
+  EXPECT_TRUE(spec) << spec.status().message();
+  return *spec;
+}
+
+// On a mixed machine each node's time on each kind is that kind's roofline time: the same as on a
+// machine of that kind alone. The solvers see the used kinds in the order of "kinds" (a100, v100).
+TEST(Annotate, EachKindOfAMixedMachineHasItsOwnTimes) {
+  RooflineCostModel roofline;
+  const OnnxGraph graph = load("resnet50_light.onnx");
+  const DeviceSpec mixed = *devicePreset("mixed-2xa100-2xv100");
+  auto annotated = annotate(graph, mixed, {&roofline});
+  ASSERT_TRUE(annotated) << annotated.status().message();
+  auto a100 = annotate(graph, oneKindOf(mixed, "a100"), {&roofline});
+  auto v100 = annotate(graph, oneKindOf(mixed, "v100"), {&roofline});
+  ASSERT_TRUE(a100 && v100);
+  const Problem& p = annotated->problem;
+  ASSERT_TRUE(p.devices.mixed());
+  EXPECT_EQ(p.devices.kinds, (std::vector<AcceleratorKind>{{"a100", 2, 42949672960.0}, {"v100", 2, 17179869184.0}}));
+  int slower = 0;
+  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
+    ASSERT_EQ(p.graph[v].p_kinds.size(), 1u);
+    EXPECT_EQ(p.graph[v].p_acc, a100->problem.graph[v].p_acc);
+    EXPECT_EQ(p.graph[v].accTime(1), v100->problem.graph[v].p_acc);
+    slower += p.graph[v].accTime(1) > p.graph[v].p_acc;
+  }
+  EXPECT_GT(slower, 100);  // of 122 operators, nearly all run slower on the V100
+  EXPECT_TRUE(checkKinds(p).isOk());
+}
+
+// A time measured on the first kind (a profile) is carried to the other kinds in proportion to
+// their roofline estimates.
+TEST(Annotate, AProfiledTimeIsScaledToTheOtherKinds) {
+  struct Measured : CostModel {
+    std::string_view name() const override { return "measured"; }
+    TimeEstimate estimate(const OnnxGraph&, int, const DeviceSpec&) const override { return {1e-3, std::nullopt}; }
+    bool includesOperatorOverhead() const override { return true; }
+  } measured;
+  RooflineCostModel roofline;
+  const OnnxGraph graph = load("resnet50_light.onnx");
+  const DeviceSpec mixed = *devicePreset("mixed-2xa100-2xv100");
+  auto annotated = annotate(graph, mixed, {&measured, &roofline});
+  ASSERT_TRUE(annotated) << annotated.status().message();
+  const DeviceSpec v100 = oneKindOf(mixed, "v100");
+  for (int v : {0, 10, 60}) {
+    const OpNode& node = annotated->problem.graph[v];
+    EXPECT_EQ(node.p_acc, 1e-3);
+    const double fast = *roofline.estimate(graph, v, mixed).accelerator + mixed.accelerators.op_overhead;
+    const double slow = *roofline.estimate(graph, v, v100).accelerator + v100.accelerators.op_overhead;
+    EXPECT_DOUBLE_EQ(node.accTime(1), 1e-3 * (slow / fast)) << v;
+  }
+}
+
 }  // namespace
 }  // namespace placer::testing

@@ -197,8 +197,8 @@ TEST(DeviceSpec, PeakFlopsByTypeIsOptionalAndKeyedByFormat) {
 TEST(DeviceSpecPresets, NamesAreSortedAndIncludeTheDefault) {
   std::vector<std::string> names = devicePresetNames();
   EXPECT_EQ(names,
-            (std::vector<std::string>{"cpu-only-8", "dgx-h100", "dgx1-8xv100", "dgx1-8xv100-nvlink", "pcie3-4x16gb",
-                                      "pcie4-2xa100-40gb"}));
+            (std::vector<std::string>{"cpu-only-8", "dgx-h100", "dgx1-8xv100", "dgx1-8xv100-nvlink",
+                                      "mixed-2xa100-2xv100", "pcie3-4x16gb", "pcie4-2xa100-40gb"}));
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   auto preset = devicePreset(kDefaultDevicePreset);
   ASSERT_TRUE(preset) << preset.status().message();

@@ -106,13 +106,49 @@ TEST(TopologySpec, MalformedTopologiesAreRefusedNamingTheField) {
   EXPECT_NE(errorOf(spec(R"([{"name": "g0", "kind": "a"}, {"name": "g0", "kind": "a"}])", host))
                 .find("two devices or switches are named \"g0\""),
             std::string::npos);
-  // Devices of two kinds: refused until the solvers price kinds apart.
-  const std::string kinds2 =
-      R"({"kinds": {"a": {"memory": 1e9, "peak_flops": 1e12, "memory_bandwidth": 1e11},
-                    "b": {"memory": 2e9, "peak_flops": 2e12, "memory_bandwidth": 2e11}},
-          "devices": [{"name": "g0", "kind": "a"}, {"name": "g1", "kind": "b"}], )" +
-      host + ", " + cpus + "}";
-  EXPECT_NE(errorOf(kinds2).find("devices of 2 kinds"), std::string::npos) << errorOf(kinds2);
+  // Devices of more kinds than the solvers tell apart.
+  std::string kinds = R"({"kinds": {)", devices;
+  for (int k = 0; k < 5; ++k) {
+    const std::string name = "k" + std::to_string(k);
+    kinds += (k ? ", " : "") + ("\"" + name + "\": {\"memory\": 1e9, \"peak_flops\": 1e12, \"memory_bandwidth\": 1e11}");
+    devices += (k ? ", " : "") + ("{\"name\": \"g" + std::to_string(k) + "\", \"kind\": \"" + name + "\"}");
+  }
+  const std::string kinds5 = kinds + R"(}, "devices": [)" + devices + "], " + host + ", " + cpus + "}";
+  EXPECT_NE(errorOf(kinds5).find("devices of 5 kinds: at most 4 kinds of accelerator"), std::string::npos)
+      << errorOf(kinds5);
+}
+
+// Devices of two kinds make a mixed machine: the solvers see each used kind (in the order of
+// "kinds") with its count and memory, the accelerators' figures are the first kind's, and the
+// JSON form reads back equal.
+TEST(TopologySpec, DevicesOfTwoKindsMakeAMixedMachine) {
+  const std::string text =
+      R"({"kinds": {"unused": {"memory": 9e9, "peak_flops": 9e12, "memory_bandwidth": 9e11},
+                    "big": {"memory": 4e9, "peak_flops": 4e12, "memory_bandwidth": 4e11},
+                    "small": {"memory": 1e9, "peak_flops": 1e12, "memory_bandwidth": 1e11}},
+          "devices": [{"name": "s0", "kind": "small"}, {"name": "b0", "kind": "big"},
+                      {"name": "s1", "kind": "small"}],
+          "host": {"bandwidth": 1e10, "latency": 1e-5},
+          "cpus": {"count": 1, "peak_flops": 1e10, "memory_bandwidth": 1e10}})";
+  auto spec = parseDeviceSpec(text, "mixed.json");
+  ASSERT_TRUE(spec) << spec.status().message();
+  EXPECT_EQ(spec->usedKinds(), (std::vector<int>{1, 2}));
+  EXPECT_EQ(spec->accelerators.peak_flops, 4e12);
+  EXPECT_EQ(spec->accelerators.count, 3);
+  EXPECT_EQ(spec->kindFigures(1).peak_flops, 1e12);
+  EXPECT_EQ(spec->kindFigures(1).count, 2);
+  const DeviceSet set = spec->deviceSet();
+  ASSERT_TRUE(set.mixed());
+  EXPECT_EQ(set.accelerators, 3);
+  EXPECT_EQ(set.memory, 4e9);
+  EXPECT_EQ(set.kinds, (std::vector<AcceleratorKind>{{"big", 1, 4e9}, {"small", 2, 1e9}}));
+  EXPECT_EQ(set.kindOf(0), 0);
+  EXPECT_EQ(set.kindOf(2), 1);
+  EXPECT_EQ(set.memoryOf(1), 1e9);
+  auto again = parseDeviceSpec(deviceSpecToJson(*spec).dump(), "again.json");
+  ASSERT_TRUE(again) << again.status().message();
+  EXPECT_EQ(again->deviceSet(), set);
+  EXPECT_EQ(again->kinds, spec->kinds);
 }
 
 }  // namespace

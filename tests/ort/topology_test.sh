@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Models placed on machines given as topologies (issue 30): the DGX-1 preset (hybrid cube-mesh of
-# NVLinks) and a generated two-level cluster. For each, `place --topology` maps the stages onto
+# NVLinks), a generated two-level cluster and the mixed preset (two A100s and two V100s: two kinds). For each, `place --topology` maps the stages onto
 # physical devices; the stage sub-models must compose in ONNX Runtime to the original's outputs
 # (run_stages.mjs), and every accelerator stage must name a distinct physical device, the same one
-# in the report, the report's mapping, the layer assignment string and the stage manifest.
+# in the report, the report's mapping, the layer assignment string and the stage manifest. On the
+# mixed machine each stage also names its kind, which must be its device's.
 #
 # usage: topology_test.sh PATH/TO/onnx-placer MODEL.onnx...
 set -u
@@ -29,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 failed=0
 for model in "$@"; do
-  for machine in dgx1-8xv100-nvlink "$tmp/cluster.json"; do
+  for machine in dgx1-8xv100-nvlink "$tmp/cluster.json" mixed-2xa100-2xv100; do
     name="$(basename "$model") on $(basename "$machine")"
     dir="$tmp/run"
     rm -rf "$dir" && mkdir -p "$dir"
@@ -48,9 +49,9 @@ for model in "$@"; do
       continue
     fi
     # The devices: distinct, and the same everywhere they are named.
-    if ! node --input-type=module - "$dir/report.json" "$dir/stages/pipeline.json" >"$dir/check.log" 2>&1 <<'JS'
+    if ! node --input-type=module - "$dir/report.json" "$dir/stages/pipeline.json" "$machine" >"$dir/check.log" 2>&1 <<'JS'
 import { readFileSync } from 'node:fs';
-const [reportPath, manifestPath] = process.argv.slice(2);
+const [reportPath, manifestPath, machine] = process.argv.slice(2);
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
 const fail = (why) => { console.log(why); process.exit(1); };
@@ -67,6 +68,18 @@ const manifestNames = manifest.stages.filter((s) => s.device.startsWith('gpu:'))
 if (JSON.stringify(manifestNames) !== JSON.stringify(names)) fail(`manifest ${manifestNames} != report ${names}`);
 const devices = stages.map((s) => s.device);
 if (new Set(devices).size !== devices.length) fail(`device strings repeat: ${devices}`);
+if (machine === 'mixed-2xa100-2xv100') {
+  // The preset's devices: gpu1 and gpu3 are A100s, gpu0 and gpu2 V100s.
+  const kindOf = { gpu0: 'v100', gpu1: 'a100', gpu2: 'v100', gpu3: 'a100' };
+  for (const s of stages) {
+    if (s.device_kind !== kindOf[s.device_name]) fail(`stage ${s.label} placed for ${s.device_kind} runs on ${s.device_name} (${kindOf[s.device_name]})`);
+  }
+  const manifestKinds = manifest.stages.filter((s) => s.device.startsWith('gpu:')).map((s) => s.device_kind);
+  if (JSON.stringify(manifestKinds) !== JSON.stringify(stages.map((s) => s.device_kind))) fail(`manifest kinds ${manifestKinds}`);
+  if (new Set(manifestKinds).size !== 2) fail(`expected stages of both kinds, got ${manifestKinds}`);
+} else if (stages.some((s) => s.device_kind !== undefined)) {
+  fail('a machine of one kind names kinds');
+}
 console.log(`devices ${names.join(', ')}; ${report.mapping.speedup.toFixed(3)}x over consecutive`);
 JS
     then

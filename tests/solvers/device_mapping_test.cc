@@ -70,7 +70,8 @@ StageGraph randomStages(int stages, std::mt19937& rng) {
   return g;
 }
 
-// The smallest max over every injective assignment of the S·R replicas to devices.
+// The smallest max over every injective assignment of the S·R replicas to devices (of their stage's
+// kind, when the stages have kinds).
 double exhaustive(const MappingRequest& request, const Topology& t) {
   const int S = request.graph.stages(), R = request.replicas, D = static_cast<int>(t.devices.size());
   std::vector<int> slot(S * R, -1);
@@ -85,6 +86,7 @@ double exhaustive(const MappingRequest& request, const Topology& t) {
     }
     for (int d = 0; d < D; ++d) {
       if (used[d]) continue;
+      if (!request.graph.kind.empty() && t.devices[d].kind != request.graph.kind[k / R]) continue;
       used[d] = true;
       slot[k] = d;
       go(k + 1);
@@ -135,6 +137,64 @@ TEST(DeviceMapping, EqualsExhaustiveSearchOnRandomInstances) {
   }
   // The instances are not ones the consecutive mapping already solves.
   EXPECT_GT(improved, cases / 3) << improved << " of " << cases;
+}
+
+// On a machine of two kinds, stages placed for a kind go to devices of that kind: the search equals
+// the exhaustive search over such assignments, and the consecutive mapping takes each stage's first
+// free device of its kind.
+TEST(DeviceMapping, StagesOfAKindGoToDevicesOfThatKind) {
+  int cases = 0;
+  for (int seed = 0; seed < 30; ++seed) {
+    std::mt19937 rng(seed);
+    const int devices = 3 + static_cast<int>(rng() % 6);  // 3..8
+    Topology t = randomMachine(devices, rng);
+    t.kinds = {"a", "b"};
+    std::vector<int> free_of(2, 0);
+    for (Topology::Device& device : t.devices) ++free_of[device.kind = static_cast<int>(rng() % 2)];
+    t = finished(t);
+    MappingRequest request;
+    const int stages = 1 + static_cast<int>(rng() % devices);
+    request.graph = randomStages(stages, rng);
+    for (int s = 0; s < stages; ++s) {  // a kind with a device left
+      int kind = static_cast<int>(rng() % 2);
+      if (free_of[kind] == 0) kind = 1 - kind;
+      --free_of[kind];
+      request.graph.kind.push_back(kind);
+    }
+    for (MapCost cost : {MapCost::PointToPoint, MapCost::AllReduce}) {
+      request.cost = cost;
+      const std::string what = "seed " + std::to_string(seed);
+      checkOptimal(request, t, what);
+      ++cases;
+      auto found = optimalMapping(request, t, Budget::unlimited());
+      auto consecutive = consecutiveMapping(request, t);
+      ASSERT_TRUE(found && consecutive) << what;
+      std::vector<bool> taken(t.devices.size(), false);
+      for (int s = 0; s < stages; ++s) {
+        EXPECT_EQ(t.devices[found->device[s][0]].kind, request.graph.kind[s]) << what;
+        const int d = consecutive->device[s][0];
+        EXPECT_EQ(t.devices[d].kind, request.graph.kind[s]) << what;
+        for (int e = 0; e < d; ++e)  // the first free one of its kind
+          EXPECT_TRUE(taken[e] || t.devices[e].kind != request.graph.kind[s]) << what;
+        taken[d] = true;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 60);
+  // More stages of a kind than devices of it: refused, naming the kind.
+  std::mt19937 machine_rng(1);
+  Topology t = randomMachine(3, machine_rng);
+  t.kinds = {"a", "b"};
+  t.devices[0].kind = 1;
+  t = finished(t);
+  MappingRequest request;
+  std::mt19937 rng(2);
+  request.graph = randomStages(2, rng);
+  request.graph.kind = {1, 1};
+  auto refused = optimalMapping(request, t, Budget::unlimited());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("the stages need 2 devices of kind b; the machine has 1"), std::string::npos)
+      << refused.status().message();
 }
 
 // Three stages in a chain on a line of three devices a - b - c whose a-b link is fast and b-c slow;

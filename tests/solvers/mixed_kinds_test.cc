@@ -1,0 +1,232 @@
+// Machines of several accelerator kinds (issue 30, part 2): each kind its own times and memory, in the
+// evaluator, verify(), the exact DP (a count per kind), the integer programs (a column per kind) and
+// the certificate (on the one-kind machine a mixed one relaxes to).
+//
+// The brute force tries every assignment of nodes to devices and keeps the valid ones by the
+// library's independent checker (splitViolations: support, each accelerator's own memory, an acyclic
+// forward pipeline), scored by the evaluator, which a hand computation checks first.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/evaluate.h"
+#include "core/problem.h"
+#include "passes/pass_manager.h"
+#include "tests/graph_builder.h"
+#include "tests/solvers/random_contracted.h"
+
+namespace placer::testing {
+namespace {
+
+// `fast` accelerators of kind "fast" (memory fast_memory) and `slow` of kind "slow".
+DeviceSet mixedDevices(int fast, double fast_memory, int slow, double slow_memory, int cpus) {
+  DeviceSet devices{fast + slow, std::max(fast_memory, slow_memory), cpus};
+  devices.kinds = {{"fast", fast, fast_memory}, {"slow", slow, slow_memory}};
+  return devices;
+}
+
+bool near(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& algorithm,
+                                    bool certify = false) {
+  PassOptions options;
+  options.solver.time_limit = 30;
+  options.solver.threads = 1;
+  return runPipeline(problem, defaultPipeline(algorithm, Goal::Throughput, certify), options);
+}
+
+// The best valid split by exhaustive search; +inf when none is valid. `contiguous`: the forward
+// pipeline must be acyclic (the DP's and the contiguous program's space).
+double bruteForce(const Problem& problem, bool contiguous) {
+  const int n = static_cast<int>(boost::num_vertices(problem.graph));
+  const int devices = problem.devices.count();
+  std::vector<int> device_of(n, 0);
+  double best = kInfinity;
+  while (true) {
+    const std::vector<std::string> violations = splitViolations(problem, device_of);
+    const bool valid = std::all_of(violations.begin(), violations.end(), [&](const std::string& v) {
+      return !contiguous && v.find("the forward pipeline has a cycle") != std::string::npos;
+    });
+    if (valid) best = std::min(best, evaluateThroughput(problem, device_of).max_load);
+    int v = 0;
+    while (v < n && ++device_of[v] == devices)
+      device_of[v++] = 0;
+    if (v == n) return best;
+  }
+}
+
+// A random forward DAG (randomContracted's) on a mixed machine: each node's time on the slow kind a
+// random 1-4x its time on the fast kind (p_acc), memory so that the small kind binds at times; with
+// `training`, each forward node has a backward partner in its colocation class.
+Problem randomMixed(std::mt19937& rng, int n, const DeviceSet& devices, bool training = false) {
+  Problem p =
+      randomContracted(rng, n, training, DeviceSet{devices.accelerators, devices.memory, devices.cpus});
+  p.devices = devices;
+  std::uniform_real_distribution<double> slower(1, 4);
+  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
+    OpNode& node = p.graph[v];
+    node.p_kinds = {node.supportedOnAccelerator() ? node.p_acc * slower(rng) : kInfinity};
+  }
+  return p;
+}
+
+TEST(MixedKinds, TheEvaluatorAndVerifyPriceEachKind) {
+  // a -> b -> c; on the fast kind 2, 1, 3; on the slow kind 6, 2, 9; transfers 0.5 each.
+  GraphBuilder b(mixedDevices(1, 10, 1, 100, 1));
+  b.node(2, 20, 8);
+  b.node(1, 10, 4);
+  b.node(3, 30, 50);
+  b.edge(0, 1, 0.5).edge(1, 2, 0.5);
+  Problem p = b.build();
+  p.graph[0].p_kinds = {6};
+  p.graph[1].p_kinds = {2};
+  p.graph[2].p_kinds = {9};
+  ASSERT_TRUE(checkKinds(p).isOk());
+  // a on the fast accelerator (0), b and c on the slow one (1): 0.5 + 2 = 2.5 and 0.5 + 2 + 9 = 11.5.
+  Evaluation e = evaluateThroughput(p, {0, 1, 1});
+  EXPECT_DOUBLE_EQ(e.devices[0].load, 2.5);
+  EXPECT_DOUBLE_EQ(e.devices[1].compute, 11);
+  EXPECT_DOUBLE_EQ(e.max_load, 11.5);
+  EXPECT_TRUE(verify(p, Placement{{0, 1, 1}, {0, 1, 1}, 11.5}).isOk());
+  // c (50 bytes) does not fit the fast kind's 10: refused, naming the device and its kind.
+  const Status s = verify(p, Placement{{1, 1, 0}, {0, 0, 1}, evaluateThroughput(p, {1, 1, 0}).max_load});
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("accelerator 0 (fast) holds 50 bytes, more than its 10"), std::string::npos)
+      << s.message();
+  // A node with times on the wrong number of kinds is refused before any pass.
+  p.graph[1].p_kinds = {2, 3};
+  EXPECT_FALSE(checkMagnitudes(p).isOk());
+}
+
+// The faster kind takes the heavier stage: a (4 slow, 2 fast) -> b (2 slow, 1 fast) splits a on the
+// fast device and b on the slow one (max 2); on two slow devices the best is 4.
+TEST(MixedKinds, TheFasterKindTakesTheHeavierStage) {
+  GraphBuilder b(mixedDevices(1, 1e9, 1, 1e9, 0));
+  b.node(2, 40);
+  b.node(1, 20);
+  b.edge(0, 1, 0);
+  Problem p = b.build();
+  p.graph[0].p_kinds = {4};
+  p.graph[1].p_kinds = {2};
+  for (const std::string algorithm : {"dp", "dpl", "auto", "ip", "ip-noncontig"}) {
+    auto outcome = solveWith(p, algorithm);
+    ASSERT_TRUE(outcome) << algorithm << ": " << outcome.status().message();
+    EXPECT_DOUBLE_EQ(outcome->solve.value, 2) << algorithm;
+    EXPECT_EQ(outcome->solve.placement.device_of, (std::vector<int>{0, 1})) << algorithm;
+  }
+}
+
+TEST(MixedKinds, TheDpAndTheProgramsEqualBruteForceOnTinyGraphs) {
+  int cases = 0, binding = 0, infeasible = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const bool training = seed % 4 == 0;  // 3 forward nodes and their backward partners
+    const int n = training ? 3 : 4 + static_cast<int>(seed % 3);
+    const DeviceSet devices =
+        mixedDevices(1 + static_cast<int>(seed % 2), 45, 1, 90, static_cast<int>(seed / 2 % 2));
+    const Problem p = randomMixed(rng, n, devices, training);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const double contiguous = bruteForce(p, true), any = bruteForce(p, false);
+    auto dp = solveWith(p, "dp");
+    if (!std::isfinite(contiguous)) {
+      ASSERT_FALSE(dp);
+      EXPECT_EQ(dp.status().code(), StatusCode::Infeasible) << dp.status().message();
+      ++infeasible;
+      continue;
+    }
+    ASSERT_TRUE(dp) << dp.status().message();
+    EXPECT_TRUE(near(dp->solve.value, contiguous)) << dp->solve.value << " vs " << contiguous;
+    EXPECT_EQ(dp->solve.status, SolveStatus::Optimal);
+    ++cases;
+    // The same split with every accelerator priced as kind 0 would differ: the kinds matter here.
+    Problem alike = p;
+    alike.devices.kinds.clear();
+    for (Vertex v = 0; v < boost::num_vertices(alike.graph); ++v)
+      alike.graph[v].p_kinds.clear();
+    if (auto one = solveWith(alike, "dp"); one && !near(one->solve.value, dp->solve.value)) ++binding;
+    auto ip = solveWith(p, "ip");
+    ASSERT_TRUE(ip) << ip.status().message();
+    EXPECT_TRUE(near(ip->solve.value, contiguous)) << "ip " << ip->solve.value << " vs " << contiguous;
+    auto noncontig = solveWith(p, "ip-noncontig");
+    ASSERT_TRUE(noncontig) << noncontig.status().message();
+    EXPECT_TRUE(near(noncontig->solve.value, any))
+        << "ip-noncontig " << noncontig->solve.value << " vs " << any;
+  }
+  EXPECT_GE(cases, 25);
+  EXPECT_GE(infeasible, 5);       // unsupported nodes with no CPU: proven infeasible, as brute force finds
+  EXPECT_GE(binding, cases / 2);  // most cases would be solved differently with one kind
+}
+
+// Two kinds with the same times and memory are one kind: the DP's optimum is today's.
+TEST(MixedKinds, TwoKindsAlikeGiveTheOneKindOptimum) {
+  int solved = 0;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed);
+    const bool training = seed % 2 == 0;
+    Problem one = randomContracted(rng, 9, training, DeviceSet{3, 90, 1});
+    Problem two = one;
+    two.devices.kinds = {{"a", 1, 90}, {"b", 2, 90}};
+    for (Vertex v = 0; v < boost::num_vertices(two.graph); ++v)
+      two.graph[v].p_kinds = {two.graph[v].p_acc};
+    auto a = solveWith(one, "dp"), b = solveWith(two, "dp");
+    ASSERT_EQ(static_cast<bool>(a), static_cast<bool>(b)) << "seed " << seed;
+    if (!a) continue;
+    ++solved;
+    EXPECT_EQ(a->solve.value, b->solve.value) << "seed " << seed;
+    auto c = solveWith(two, "auto");
+    ASSERT_TRUE(c) << c.status().message();
+    EXPECT_EQ(c->solve.value, a->solve.value) << "seed " << seed;
+  }
+  EXPECT_GE(solved, 10);
+}
+
+// The certificate's bounds come from the one-kind relaxation and stay below the optimum; the DP's
+// answer is certified optimal.
+TEST(MixedKinds, CertificatesHoldOnTheRelaxation) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    const Problem p = randomMixed(rng, 8, mixedDevices(1, 80, 2, 160, 1));
+    auto dp = solveWith(p, "dp", /*certify=*/true);
+    ASSERT_TRUE(dp) << "seed " << seed << ": " << dp.status().message();
+    const Certificate& c = dp->solve.certificate;
+    EXPECT_LE(c.any_lower, dp->solve.value * (1 + 1e-9)) << "seed " << seed;
+    EXPECT_EQ(c.lower, c.upper) << "seed " << seed;
+    const Problem relaxed = relaxKinds(p);
+    EXPECT_FALSE(relaxed.devices.mixed());
+    auto r = solveWith(relaxed, "dp");
+    ASSERT_TRUE(r);
+    EXPECT_LE(r->solve.value, dp->solve.value * (1 + 1e-12)) << "seed " << seed;
+    auto ip = solveWith(p, "ip", /*certify=*/true);
+    ASSERT_TRUE(ip);
+    EXPECT_LE(ip->solve.certificate.lower, dp->solve.value * (1 + 1e-9)) << "seed " << seed;
+  }
+}
+
+TEST(MixedKinds, SolversThatTreatAcceleratorsAlikeAreRefused) {
+  std::mt19937 rng(3);
+  const Problem p = randomMixed(rng, 6, mixedDevices(1, 80, 1, 80, 1));
+  auto slicegraph = solveWith(p, "slicegraph");
+  ASSERT_FALSE(slicegraph);
+  EXPECT_NE(
+      slicegraph.status().message().find("slicegraph treats every accelerator alike; on a machine of "
+                                         "several accelerator kinds use auto, dp, dpl, ip or ip-noncontig"),
+      std::string::npos)
+      << slicegraph.status().message();
+  Problem latency = p;
+  latency.objective.goal = Goal::Latency;
+  PassOptions options;
+  auto refused = runPipeline(latency, defaultPipeline("auto", Goal::Latency, false), options);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("the latency objective treats every accelerator alike"),
+            std::string::npos)
+      << refused.status().message();
+}
+
+}  // namespace
+}  // namespace placer::testing
