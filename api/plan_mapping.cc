@@ -58,6 +58,7 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   MappingRequest request;
   request.graph = stageGraphOf(problem, device_of, eval, plan);
   request.cost = options.map_cost;
+  request.threads = options.solver.threads;
   // On a mixed machine each accelerator's Topology kind: a stage runs on a device of the kind it was
   // placed for.
   const DeviceSet& devices = problem.devices;

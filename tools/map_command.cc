@@ -41,12 +41,14 @@ Options:
                           the stage time to minimise (default auto: allreduce when the replicas'
                           all-reduce moves more bytes than the stages send each other)
   --time-limit S          seconds for the search (default 60)
+  --threads N             threads of the search (default 0: every core); the mapping and the
+                          search's node count are the same for any number
   -o, --output OUT.json   write the result here (atomically) instead of standard output
 )";
 
 std::vector<OptionSpec> mapOptions() {
-  return {{"topology", true}, {"replicas", true}, {"map", true},     {"map-cost", true},
-          {"time-limit", true}, {"output", true}, {"quiet", false}, {"help", false}};
+  return {{"topology", true},   {"replicas", true}, {"map", true},     {"map-cost", true}, {"time-limit", true},
+          {"threads", true},    {"output", true},   {"quiet", false}, {"help", false}};
 }
 
 int runMap(const Args& args) {
@@ -61,6 +63,11 @@ int runMap(const Args& args) {
     auto cost = parseMapCost(it->second);
     if (!cost) return usageError("--map-cost must be p2p, allreduce or auto (got '" + it->second + "')", "map");
     request.cost = *cost;
+  }
+  if (auto it = args.values.find("threads"); it != args.values.end()) {
+    auto n = parseInteger(it->second);
+    if (!n || *n < 0 || *n > 1024) return usageError("--threads must be an integer in 0..1024", "map");
+    request.threads = static_cast<int>(*n);
   }
   MapMethod method = MapMethod::Optimal;
   if (auto it = args.values.find("map"); it != args.values.end()) {

@@ -3,12 +3,15 @@
 #include "solvers/mapping/device_mapping.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/infinity.h"
+#include "core/threads.h"
 
 namespace placer {
 
@@ -97,6 +100,15 @@ class Search {
     ring_.assign(in.stages, 0.0);
   }
 
+  // Restricts the first slots to the devices of `prefix`, and ends the search early, not as an
+  // abort, once `cancel` returns true (checked with the budget).
+  void restrictPrefix(std::vector<int> prefix, std::function<bool()> cancel) {
+    prefix_ = std::move(prefix);
+    cancel_ = std::move(cancel);
+    cancelled_ = false;
+  }
+  bool cancelled() const { return cancelled_; }
+
   // A complete mapping whose largest time is at most `target` (strictly below with `strict`); false
   // when there is none, or when the budget ran out (aborted() says which).
   bool find(double target, bool strict, std::vector<int>& out) {
@@ -123,15 +135,19 @@ class Search {
 
   bool place(int slot) {
     if (slot == in_.slots) return (*leaf_)(device_);
-    if ((++nodes_ & 1023) == 0 && budget_.exhausted()) aborted_ = true;
-    if (aborted_) return false;
+    if ((++nodes_ & 1023) == 0) {
+      if (budget_.exhausted()) aborted_ = true;
+      if (cancel_ && cancel_()) cancelled_ = true;
+    }
+    if (aborted_ || cancelled_) return false;
     const int s = slot / in_.replicas, r = slot % in_.replicas;
     const std::vector<int>& kinds = in_.request->graph.kind;
     for (int d = 0; d < in_.devices; ++d) {
       if (used_[d] || (!kinds.empty() && in_.topology->devices[d].kind != kinds[s])) continue;
+      if (slot < static_cast<int>(prefix_.size()) && d != prefix_[slot]) continue;
       // What assigning `d` adds: transfers to the assigned neighbours (P2P), or the ring pairs
-      // closed (AR).
-      undo_.clear();
+      // closed (AR), recorded above `mark` on the undo stack.
+      const std::size_t mark = undo_.size();
       bool fits = true;
       device_[slot] = d;
       if (in_.cost == MapCost::PointToPoint) {
@@ -160,16 +176,14 @@ class Search {
       bool done = false;
       if (fits) {
         used_[d] = true;
-        const auto saved = undo_;
-        done = place(slot + 1);
-        undo_ = saved;
+        done = place(slot + 1);  // leaves the stack as it found it
         used_[d] = false;
       }
       // Undone on success too: the next search starts from nothing assigned.
-      rollBack();
+      rollBack(mark);
       device_[slot] = -1;
       if (done) return true;
-      if (aborted_) return false;
+      if (aborted_ || cancelled_) return false;
     }
     return false;
   }
@@ -178,12 +192,14 @@ class Search {
     undo_.push_back({slot, time_[slot]});
     time_[slot] += c;
   }
-  void rollBack() {
-    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
-      if (it->first >= 0) time_[it->first] = it->second;
-      else ring_[-1 - it->first] = it->second;
+  // Restores the values recorded above `mark`, newest first, and pops them.
+  void rollBack(std::size_t mark) {
+    while (undo_.size() > mark) {
+      const auto [key, value] = undo_.back();
+      if (key >= 0) time_[key] = value;
+      else ring_[-1 - key] = value;
+      undo_.pop_back();
     }
-    undo_.clear();
   }
 
   const Instance& in_;
@@ -196,6 +212,79 @@ class Search {
   double target_ = 0;
   bool strict_ = false;
   const std::function<bool(const std::vector<int>&)>* leaf_ = nullptr;
+  bool aborted_ = false;
+  std::vector<int> prefix_;  // the devices the first slots must take
+  std::function<bool()> cancel_;
+  bool cancelled_ = false;
+  long long nodes_ = 0;
+};
+
+// Search::find shared among threads: one task per choice of devices for the first slots (the first
+// two, on machines of up to 64 devices; the first one on larger ones), in the order one search tries
+// them. The answer is the mapping found by the first task in that order that has one, which is the
+// one a single search finds (it returns the first mapping it meets); a task after one that found a
+// mapping is cancelled. The nodes counted are those of the tasks up to the answer's (all of them
+// without one), so the count, like the answer, is the same for any number of threads.
+class SharedSearch {
+ public:
+  SharedSearch(const Instance& in, const Budget& budget, int threads) : in_(in), budget_(budget) {
+    const std::vector<int>& kinds = in.request->graph.kind;
+    auto fits = [&](int slot, int d) { return kinds.empty() || in.topology->devices[d].kind == kinds[slot / in.replicas]; };
+    const int depth = in.slots >= 2 && in.devices <= 64 ? 2 : 1;
+    for (int a = 0; a < in.devices; ++a) {
+      if (!fits(0, a)) continue;
+      if (depth == 1) {
+        prefixes_.push_back({a});
+        continue;
+      }
+      for (int b = 0; b < in.devices; ++b) {
+        if (b != a && fits(1, b)) prefixes_.push_back({a, b});
+      }
+    }
+    threads_ = std::max(1, std::min(threads, static_cast<int>(prefixes_.size())));
+  }
+
+  bool find(double target, bool strict, std::vector<int>& out) {
+    const int tasks = static_cast<int>(prefixes_.size());
+    std::atomic<int> answer{tasks};  // the lowest task that found a mapping
+    std::vector<std::vector<int>> found(tasks);
+    std::vector<long long> nodes(tasks, 0);
+    std::vector<char> aborted(tasks, 0);
+    // Each thread's search is built by that thread, from its own allocations: searches whose state
+    // shared cache lines ran slower on two threads than on one.
+    std::vector<std::unique_ptr<Search>> searches(threads_);
+    parallelFor(threads_, tasks, [&](int worker, int task) {
+      if (answer.load() < task) return;  // an earlier task has a mapping already
+      if (!searches[worker]) searches[worker] = std::make_unique<Search>(in_, budget_);
+      Search& search = *searches[worker];
+      const long long before = search.nodes();
+      search.restrictPrefix(prefixes_[task], [&answer, task] { return answer.load() < task; });
+      if (search.find(target, strict, found[task])) {
+        for (int seen = answer.load(); task < seen && !answer.compare_exchange_weak(seen, task);) {
+        }
+      } else {
+        found[task].clear();
+      }
+      nodes[task] = search.nodes() - before;
+      aborted[task] = search.aborted();
+    });
+    const int last = std::min(answer.load(), tasks - 1);
+    for (int task = 0; task <= last; ++task) {
+      nodes_ += nodes[task];
+      aborted_ = aborted_ || aborted[task];
+    }
+    if (answer.load() == tasks) return false;
+    out = found[answer.load()];
+    return true;
+  }
+  bool aborted() const { return aborted_; }
+  long long nodes() const { return nodes_; }
+
+ private:
+  const Instance& in_;
+  const Budget& budget_;
+  std::vector<std::vector<int>> prefixes_;  // the first slots' devices: one task each
+  int threads_ = 1;
   bool aborted_ = false;
   long long nodes_ = 0;
 };
@@ -307,7 +396,7 @@ Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& 
   if (!in) return in.status();
   auto best = consecutiveMapping(request, topology);
   if (!best) return best.status();
-  Search search(*in, budget);
+  SharedSearch search(*in, budget, threadCount(request.threads));
   double low = lowerBound(*in), high = best->max_stage_time;
   std::vector<int> found;
   // Targets between the bounds, halving the interval, while it is wider than rounding.
@@ -330,11 +419,13 @@ Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& 
   }
   best->optimal = !search.aborted();
   // Mappings as good as the best, ranked: the first `candidates` the search meets, the best kept.
+  long long ranking_nodes = 0;
   if (ranking != nullptr && ranking->rank && best->optimal) {
     const double tie = best->max_stage_time;
     double best_rank = ranking->rank(*best);
     int seen = 0;
-    search.visit(tie, false, [&](const std::vector<int>& found) {
+    Search ranked(*in, budget);
+    ranked.visit(tie, false, [&](const std::vector<int>& found) {
       Mapping mapping = evaluateMapping(request, topology, bySlot(*in, found));
       if (!(mapping.max_stage_time > tie)) {
         ++seen;
@@ -348,8 +439,9 @@ Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& 
       return seen >= ranking->candidates;
     });
     best->tied = seen;
+    ranking_nodes = ranked.nodes();
   }
-  best->nodes = search.nodes();
+  best->nodes = search.nodes() + ranking_nodes;
   return best;
 }
 

@@ -20,7 +20,9 @@
 // free devices (of the stage's kind, when the stages have kinds) that prunes as soon as a replica's time with its neighbours assigned so far exceeds t
 // (times only grow as neighbours are assigned). A target met lowers the upper end to the mapping
 // found; one proven unmet raises the lower end. It ends with a search for any mapping better than the
-// best found: none proves that one optimal. The budget's deadline and stop flag end it early with
+// best found: none proves that one optimal. Each feasibility search runs on several threads, one task
+// per choice of devices for the first replicas, and answers what the search on one thread would (the
+// mapping from the first such choice that has one). The budget's deadline and stop flag end it early with
 // the best mapping so far (optimal = false); it is never worse than the consecutive mapping
 // (replica r of stage s on device s·R + r).
 #pragma once
@@ -59,6 +61,9 @@ struct MappingRequest {
   StageGraph graph;
   int replicas = 1;
   MapCost cost = MapCost::Auto;
+  // Threads of the search (0: every core). The mapping, its times and the node count are the same
+  // for any number.
+  int threads = 0;
 };
 
 struct Mapping {

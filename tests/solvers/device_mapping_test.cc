@@ -139,6 +139,43 @@ TEST(DeviceMapping, EqualsExhaustiveSearchOnRandomInstances) {
   EXPECT_GT(improved, cases / 3) << improved << " of " << cases;
 }
 
+// The search on several threads answers what it answers on one: the same mapping, times, node
+// count and ranking, on random machines with and without kinds.
+TEST(DeviceMapping, ThreadsChangeNothingButTheTime) {
+  for (int seed = 0; seed < 24; ++seed) {
+    std::mt19937 rng(seed + 100);
+    const int devices = 4 + static_cast<int>(rng() % 5);  // 4..8
+    Topology t = randomMachine(devices, rng);
+    MappingRequest request;
+    const int stages = 2 + static_cast<int>(rng() % (devices - 1));
+    request.graph = randomStages(stages, rng);
+    if (seed % 2) {  // two kinds, the stages' kinds fitting the devices'
+      t.kinds = {"a", "b"};
+      for (int d = 0; d < devices; ++d) t.devices[d].kind = d % 2;
+      t = finished(t);
+      // The first ceil(D/2) stages on kind a, the rest (at most floor(D/2): stages <= D) on b.
+      for (int s = 0; s < stages; ++s) request.graph.kind.push_back(s < (devices + 1) / 2 ? 0 : 1);
+    }
+    request.cost = seed % 3 == 0 ? MapCost::AllReduce : MapCost::PointToPoint;
+    MappingRanking ranking;
+    ranking.rank = [](const Mapping& m) { return m.stage_time.empty() ? 0.0 : m.stage_time.front(); };
+    request.threads = 1;
+    auto one = optimalMapping(request, t, Budget::unlimited(), &ranking);
+    ASSERT_TRUE(one) << one.status().message();
+    for (int threads : {2, 3, 5}) {
+      request.threads = threads;
+      auto many = optimalMapping(request, t, Budget::unlimited(), &ranking);
+      ASSERT_TRUE(many);
+      const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(threads) + " threads";
+      EXPECT_EQ(many->device, one->device) << what;
+      EXPECT_EQ(many->max_stage_time, one->max_stage_time) << what;
+      EXPECT_EQ(many->nodes, one->nodes) << what;
+      EXPECT_EQ(many->tied, one->tied) << what;
+      EXPECT_TRUE(many->optimal) << what;
+    }
+  }
+}
+
 // On a machine of two kinds, stages placed for a kind go to devices of that kind: the search equals
 // the exhaustive search over such assignments, and the consecutive mapping takes each stage's first
 // free device of its kind.
