@@ -160,7 +160,7 @@ Expected<MappedStages> mapStageGraph(const MappingRequest& request, const Topolo
   if (!consecutive) return consecutive.status();
   const std::optional<MappingRanking> ranking = simulatedRanking(request, topology);
   auto best = method == MapMethod::Optimal
-                  ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr)
+                  ? optimalMapping(request, topology, budget, ranking ? &*ranking : nullptr, &*consecutive)
                   : consecutive;
   if (!best) return best.status();
   nlohmann::ordered_json json =

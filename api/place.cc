@@ -233,10 +233,15 @@ Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode
       return s;
   }
   if (files.triton_dir) {
-    // Each stage in its own version directory, with its data files beside it.
-    auto built = stageModels(model, placed, StageDataLayout{files.stage_data, true});
-    if (!built) return built.status();
-    auto repository = tritonRepository(*built, placed.plan, reportContext(model, 0).model);
+    // Each stage in its own version directory, with its data files beside it. Only a copied data
+    // file's name depends on that (model.onnx.data): the stages built above serve unless data is
+    // copied.
+    if (!stages || files.stage_data == StageData::Copy) {
+      auto built = stageModels(model, placed, StageDataLayout{files.stage_data, true});
+      if (!built) return built.status();
+      stages = std::move(*built);
+    }
+    auto repository = tritonRepository(*stages, placed.plan, reportContext(model, 0).model);
     if (!repository) return repository.status();
     if (Status s = outputs.stageDirectory(*files.triton_dir, repository->files(), repository->dataFiles(),
                                           files.force, replaceableAsTritonRepository);

@@ -391,10 +391,10 @@ Expected<Mapping> consecutiveMapping(const MappingRequest& request, const Topolo
 }
 
 Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget,
-                                 const MappingRanking* ranking) {
+                                 const MappingRanking* ranking, const Mapping* consecutive) {
   auto in = instanceOf(request, topology);
   if (!in) return in.status();
-  auto best = consecutiveMapping(request, topology);
+  auto best = consecutive != nullptr ? Expected<Mapping>(*consecutive) : consecutiveMapping(request, topology);
   if (!best) return best.status();
   SharedSearch search(*in, budget, threadCount(request.threads));
   double low = lowerBound(*in), high = best->max_stage_time;

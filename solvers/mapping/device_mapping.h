@@ -101,8 +101,10 @@ struct MappingRanking {
 
 // The best mapping (above); the same refusals. With `ranking`, once the best largest time is proven,
 // the mappings that tie with it are ranked and the best ranked is returned (Mapping::tied says how
-// many were ranked; the budget ends the ranking early, keeping the best ranked so far).
+// many were ranked; the budget ends the ranking early, keeping the best ranked so far). The search
+// starts from `consecutive` (consecutiveMapping's result, which a caller that shows both has
+// computed already), or computes it when null.
 Expected<Mapping> optimalMapping(const MappingRequest& request, const Topology& topology, const Budget& budget,
-                                 const MappingRanking* ranking = nullptr);
+                                 const MappingRanking* ranking = nullptr, const Mapping* consecutive = nullptr);
 
 }  // namespace placer

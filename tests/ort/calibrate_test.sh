@@ -18,12 +18,9 @@ fi
 cli=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
-  echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
-  exit 1
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-calibrate.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$here/common.sh"
+ort_require
+ort_scratch calibrate
 
 if ! node "$here/run_model.mjs" --profile "$tmp" --runs 10 "$@" >"$tmp/run.log" 2>&1; then
   echo "FAIL: recording the traces:"

@@ -11,8 +11,8 @@ if [ $# -ne 3 ]; then
 fi
 cli=$1 model=$2 options=$3
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-decoder.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$here/common.sh"
+ort_scratch decoder
 failed=0
 for phase in prompt token; do
   extra=(--dim sequence_length=5)

@@ -14,8 +14,8 @@
 set -u
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-external.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$here/common.sh"
+ort_scratch external
 fail() { echo "FAIL: $*"; exit 1; }
 
 /usr/bin/python3 "$here/../data/external/make_external_model.py" "$tmp/model" 300 || fail "cannot make the fixture"

@@ -30,21 +30,10 @@ cli=$1
 models=$2
 here=$(cd "$(dirname "$0")" && pwd)
 
-if [ ! -x "$cli" ]; then
-  echo "FAIL: onnx-placer binary not found: $cli" >&2
-  exit 1
-fi
-if ! command -v node >/dev/null 2>&1; then
-  echo "FAIL: node is not installed" >&2
-  exit 1
-fi
-if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
-  echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
-  exit 1
-fi
+. "$here/common.sh"
+ort_require
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-ort.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+ort_scratch ort
 
 start=$SECONDS
 failed=()

@@ -15,12 +15,9 @@ fi
 cli=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
-  echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
-  exit 1
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-topology.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$here/common.sh"
+ort_require
+ort_scratch topology
 
 # Two nodes of four devices: 50 GB/s inside a node, 2 GB/s between them.
 "$cli" topology cluster --nodes 2 --gpus 4 --bandwidth 5e10 --inter-bandwidth 2e9 -o "$tmp/cluster.json" || {

@@ -1,0 +1,27 @@
+# Sourced by the ONNX Runtime test scripts of this directory (after setting `cli`): what each checks
+# before it runs, and its scratch directory.
+
+ort_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Fails (exit 1) unless the onnx-placer binary, node and onnxruntime-node (installed beside this file
+# by `npm ci --ignore-scripts`) are there.
+ort_require() {
+  if [ ! -x "$cli" ]; then
+    echo "FAIL: onnx-placer binary not found: $cli" >&2
+    exit 1
+  fi
+  if ! command -v node >/dev/null 2>&1; then
+    echo "FAIL: node is not installed" >&2
+    exit 1
+  fi
+  if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
+    echo "FAIL: ONNX Runtime is not installed; run (cd tests/ort && npm ci --ignore-scripts)" >&2
+    exit 1
+  fi
+}
+
+# Sets `tmp` to a new scratch directory named for NAME, removed when the script exits.
+ort_scratch() {
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-$1.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+}
