@@ -162,6 +162,20 @@ class Place(WorkDir):
         with self.assertRaises(onnx_placer.BadOptionsError):
             onnx_placer.place(path, topology="dgx1-8xv100-nvlink", map_cost="ring")
 
+    def test_a_machine_of_two_kinds_keeps_each_stage_on_its_kind(self):
+        path = MODELS / "resnet50_light.onnx"
+        placed = onnx_placer.place(path, topology="mixed-2xa100-2xv100", cpus=0)
+        kind_of = {"gpu0": "v100", "gpu1": "a100", "gpu2": "v100", "gpu3": "a100"}
+        stages = placed.report["stages"]
+        self.assertEqual({s["device_kind"] for s in stages}, {"a100", "v100"})
+        for stage in stages:
+            self.assertEqual(stage["device_kind"], kind_of[stage["device_name"]])
+        # Proven optimal among contiguous splits with the kinds priced apart.
+        self.assertEqual(placed.report["ratio"], 1.0)
+        self.assertEqual(placed.report["boundMethod"], "dp")
+        with self.assertRaises(onnx_placer.SolverError):
+            onnx_placer.place(path, topology="mixed-2xa100-2xv100", algorithm="slicegraph")
+
     def test_progress_is_reported(self):
         events = []
         result = onnx_placer.place(MODELS / "bert_base_l3_light.onnx", algorithm="slicegraph", time_limit=2,
