@@ -33,11 +33,11 @@ bool near(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& algorithm,
-                                    bool certify = false) {
+Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& algorithm, bool certify = false,
+                                    int threads = 1) {
   PassOptions options;
   options.solver.time_limit = 30;
-  options.solver.threads = 1;
+  options.solver.threads = threads;
   return runPipeline(problem, defaultPipeline(algorithm, Goal::Throughput, certify), options);
 }
 
@@ -206,6 +206,22 @@ TEST(MixedKinds, CertificatesHoldOnTheRelaxation) {
     ASSERT_TRUE(ip);
     EXPECT_LE(ip->solve.certificate.lower, dp->solve.value * (1 + 1e-9)) << "seed " << seed;
   }
+}
+
+// The table with a count per kind, filled on several threads, is the one-thread table: the same
+// optimum and split, on instances large enough (over a thousand ideals) to be filled in parallel.
+TEST(MixedKinds, TheParallelTableIsTheSequentialOne) {
+  int parallel = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed);
+    const Problem p = randomMixed(rng, 22, mixedDevices(2, 400, 2, 800, 1), seed % 2 == 0);
+    auto one = solveWith(p, "dp", false, 1), three = solveWith(p, "dp", false, 3);
+    ASSERT_TRUE(one && three) << "seed " << seed;
+    EXPECT_EQ(one->solve.value, three->solve.value) << "seed " << seed;
+    EXPECT_EQ(one->solve.placement.device_of, three->solve.placement.device_of) << "seed " << seed;
+    parallel += one->solve.stats.ideals >= 1000;
+  }
+  EXPECT_GE(parallel, 3);
 }
 
 TEST(MixedKinds, SolversThatTreatAcceleratorsAlikeAreRefused) {
