@@ -33,8 +33,8 @@ bool near(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& algorithm, bool certify = false,
-                                    int threads = 1) {
+Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& algorithm,
+                                    bool certify = false, int threads = 1) {
   PassOptions options;
   options.solver.time_limit = 30;
   options.solver.threads = threads;
@@ -42,7 +42,8 @@ Expected<PipelineOutcome> solveWith(const Problem& problem, const std::string& a
 }
 
 // The best valid split by exhaustive search; +inf when none is valid. `contiguous`: the forward
-// pipeline must be acyclic (the DP's and the contiguous program's space).
+// pipeline must be acyclic (the DP's and the contiguous program's space). Scored by max-load, or by
+// the GPipe objective when the problem asks for it.
 double bruteForce(const Problem& problem, bool contiguous) {
   const int n = static_cast<int>(boost::num_vertices(problem.graph));
   const int devices = problem.devices.count();
@@ -53,7 +54,10 @@ double bruteForce(const Problem& problem, bool contiguous) {
     const bool valid = std::all_of(violations.begin(), violations.end(), [&](const std::string& v) {
       return !contiguous && v.find("the forward pipeline has a cycle") != std::string::npos;
     });
-    if (valid) best = std::min(best, evaluateThroughput(problem, device_of).max_load);
+    if (valid) {
+      best = std::min(best, problem.objective.gpipe ? gpipeObjective(problem, device_of)
+                                                    : evaluateThroughput(problem, device_of).max_load);
+    }
     int v = 0;
     while (v < n && ++device_of[v] == devices)
       device_of[v++] = 0;
@@ -161,6 +165,36 @@ TEST(MixedKinds, TheDpAndTheProgramsEqualBruteForceOnTinyGraphs) {
   EXPECT_GE(cases, 25);
   EXPECT_GE(infeasible, 5);       // unsupported nodes with no CPU: proven infeasible, as brute force finds
   EXPECT_GE(binding, cases / 2);  // most cases would be solved differently with one kind
+}
+
+// The GPipe objective (max forward load + max backward load) on a mixed machine: the contiguous and
+// the non-contiguous programs equal exhaustive search over the splits of their space on tiny
+// training graphs.
+TEST(MixedKinds, TheGpipeProgramEqualsBruteForce) {
+  int cases = 0;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed + 500);
+    Problem p =
+        randomMixed(rng, 3, mixedDevices(1, 45, 1, 90, static_cast<int>(seed % 2)), /*training=*/true);
+    p.objective.gpipe = true;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    PassOptions options;
+    options.solver.time_limit = 30;
+    for (const bool contiguous : {false, true}) {
+      const double truth = bruteForce(p, contiguous);
+      auto ip = runPipeline(p, defaultPipeline(contiguous ? "ip" : "ip-noncontig", Goal::Throughput, false),
+                            options);
+      if (!std::isfinite(truth)) {
+        EXPECT_FALSE(ip);
+        continue;
+      }
+      ASSERT_TRUE(ip) << ip.status().message();
+      EXPECT_TRUE(near(ip->solve.value, truth)) << contiguous << ": " << ip->solve.value << " vs " << truth;
+      EXPECT_EQ(ip->solve.status, SolveStatus::Optimal);
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 12);
 }
 
 // Two kinds with the same times and memory are one kind: the DP's optimum is today's.
