@@ -100,6 +100,14 @@ void setNodeSeconds(onnx_placer_pass_graph* g, std::size_t node, int device, dou
     return;
   }
   OpNode& n = g->problem->graph[node];
+  if (device == ONNX_PLACER_ACCELERATOR) {
+    // On a machine of several kinds the time is the first kind's; the others keep their ratio to it
+    // (the new time itself where there is no ratio: from or to 0 or unsupported).
+    for (double& t : n.p_kinds) {
+      const bool scalable = n.p_acc > 0 && std::isfinite(n.p_acc) && std::isfinite(t) && std::isfinite(seconds);
+      t = scalable ? t * (seconds / n.p_acc) : seconds;
+    }
+  }
   (device == ONNX_PLACER_CPU ? n.p_cpu : n.p_acc) = seconds;
   g->changed = true;
 }

@@ -1,6 +1,7 @@
 #include "cost_model/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -203,21 +204,27 @@ std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models
 }
 
 // A node's times on the further kinds of a mixed machine (kinds 1, 2, ...; `first` is its time on
-// kind 0). Each kind's roofline estimate from its own figures, with its operator overhead; a time
-// measured on kind 0 (a profile) is carried over to each kind in proportion to the two kinds'
-// estimates, since a profile measures one device.
+// kind 0, given by `model`, null where none did). An estimating model (the roofline, a plugin's) is
+// asked again with each kind's figures, and that kind's operator overhead is added; a time measured
+// on kind 0 (a profile) is carried over to each kind in proportion to the kinds' roofline estimates,
+// since a profile measures one device. A kind the model gives no time for takes the roofline's.
 std::vector<double> otherKindTimes(const OnnxGraph& graph, int v, const DeviceSpec& devices,
-                                   const std::vector<DeviceSpec>& kind_specs, double first, bool measured) {
+                                   const std::vector<DeviceSpec>& kind_specs, double first, const CostModel* model) {
   const RooflineCostModel roofline;
-  auto estimate = [&](const DeviceSpec& spec) {
-    return roofline.estimate(graph, v, spec).accelerator.value_or(kInfinity) + spec.accelerators.op_overhead;
+  auto estimate = [&](const CostModel& by, const DeviceSpec& spec) -> std::optional<double> {
+    const std::optional<double> t = by.estimate(graph, v, spec).accelerator;
+    if (!t) return std::nullopt;
+    return *t + spec.accelerators.op_overhead;
   };
-  const double base = measured ? estimate(devices) : 0;
+  const bool measured = model != nullptr && model->includesOperatorOverhead();
+  const double base = measured ? estimate(roofline, devices).value_or(kInfinity) : 0;
   std::vector<double> times;
   for (const DeviceSpec& spec : kind_specs) {
-    double t = estimate(spec);
-    if (measured && base > 0 && std::isfinite(base)) t = first * (t / base);
-    times.push_back(std::isfinite(t) ? t : first);
+    std::optional<double> t = model != nullptr && !measured ? estimate(*model, spec) : std::nullopt;
+    if (!t) t = estimate(roofline, spec);
+    double time = t.value_or(kInfinity);
+    if (measured && base > 0 && std::isfinite(base)) time = first * (time / base);
+    times.push_back(std::isfinite(time) ? time : first);
   }
   return times;
 }
@@ -279,7 +286,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
       op.p_acc += devices.accelerators.op_overhead;
     if (!measured(out.cpu_source[v])) op.p_cpu += devices.cpus.op_overhead;
     if (op.supportedOnAccelerator() && !kind_specs.empty())
-      op.p_kinds = otherKindTimes(graph, v, devices, kind_specs, op.p_acc, measured(out.accelerator_source[v]));
+      op.p_kinds = otherKindTimes(graph, v, devices, kind_specs, op.p_acc,
+                                  out.accelerator_source[v] >= 0 ? models[out.accelerator_source[v]] : nullptr);
     addNode(problem.graph, std::move(op));
   }
   if (models.size() > 1) out.notes = sourceNotes(models, out.accelerator_source, out.cpu_source);

@@ -64,6 +64,8 @@ typedef struct onnx_placer_plugin_host {
   size_t (*node_count)(const onnx_placer_pass_graph* graph);
   const char* (*node_name)(const onnx_placer_pass_graph* graph, size_t node);
   const char* (*node_op_type)(const onnx_placer_pass_graph* graph, size_t node);
+  /* On a machine of several accelerator kinds, ONNX_PLACER_ACCELERATOR's time is the first kind's;
+   * setting it scales the other kinds' times by the same factor. */
   double (*node_seconds)(const onnx_placer_pass_graph* graph, size_t node, int device);
   void (*set_node_seconds)(onnx_placer_pass_graph* graph, size_t node, int device, double seconds);
   double (*node_memory)(const onnx_placer_pass_graph* graph, size_t node); /* bytes on an accelerator */

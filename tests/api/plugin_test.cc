@@ -99,6 +99,27 @@ TEST_F(Plugin, LibrariesThatAreNotPluginsAreClearErrors) {
   EXPECT_TRUE(workFiles().empty());
 }
 
+// On a machine of two kinds a pass that scales the accelerator time scales every kind's: with
+// transfers free, doubling every time doubles the optimum exactly (had only the first kind's time
+// doubled, the split and its value would change otherwise).
+TEST_F(Plugin, SettingTheAcceleratorTimeScalesEveryKind) {
+  spit(work_ / "two-kinds.json", R"({"kinds": {
+      "fast": {"memory": 1e12, "peak_flops": 4e13, "memory_bandwidth": 2e12},
+      "slow": {"memory": 1e12, "peak_flops": 1e13, "memory_bandwidth": 5e11}},
+    "devices": [{"name": "f0", "kind": "fast"}, {"name": "s0", "kind": "slow"}, {"name": "s1", "kind": "slow"}],
+    "host": {"bandwidth": 1e30}, "cpus": {"count": 0}})");
+  auto maxLoad = [&](const std::string& pipeline) {
+    const RunResult r = run({"place", model("resnet50_light.onnx"), "--devices", (work_ / "two-kinds.json").string(),
+                             "--algorithm", "dp", "--pass-plugin", ONNX_PLACER_SCALE_ACCELERATOR_PLUGIN,
+                             "--pipeline", pipeline});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out, nullptr, false)["max_load_seconds"].get<double>();
+  };
+  const double plain = maxLoad(std::string(kReductions) + ",partition,expand");
+  const double doubled = maxLoad(std::string("scale-accelerator=2,") + kReductions + ",partition,expand");
+  EXPECT_NEAR(doubled, 2 * plain, 1e-9 * plain);
+}
+
 TEST_F(Plugin, TheCppApiLoadsPluginsToo) {
   onnx_placer::Options options;
   options.accelerators = 1;

@@ -323,6 +323,28 @@ TEST(Annotate, EachKindOfAMixedMachineHasItsOwnTimes) {
   EXPECT_TRUE(checkKinds(p).isOk());
 }
 
+// An estimating cost model in front of the roofline (a plugin's, say) is asked for every kind with
+// that kind's figures: the kinds' times are its answers plus each kind's operator overhead.
+TEST(Annotate, AnEstimatingModelIsAskedForEveryKind) {
+  struct ByPeak : CostModel {
+    std::string_view name() const override { return "by-peak"; }
+    TimeEstimate estimate(const OnnxGraph&, int node, const DeviceSpec& devices) const override {
+      return {(node + 1) * 1e9 / devices.accelerators.peak_flops, std::nullopt};
+    }
+  } by_peak;
+  RooflineCostModel roofline;
+  const OnnxGraph graph = load("resnet50_light.onnx");
+  const DeviceSpec mixed = *devicePreset("mixed-2xa100-2xv100");
+  auto annotated = annotate(graph, mixed, {&by_peak, &roofline});
+  ASSERT_TRUE(annotated) << annotated.status().message();
+  const AcceleratorSpec v100 = mixed.kindFigures(1);
+  for (int v : {0, 10, 60}) {
+    const OpNode& node = annotated->problem.graph[v];
+    EXPECT_DOUBLE_EQ(node.p_acc, (v + 1) * 1e9 / 1.95e13 + mixed.accelerators.op_overhead) << v;
+    EXPECT_DOUBLE_EQ(node.accTime(1), (v + 1) * 1e9 / v100.peak_flops + v100.op_overhead) << v;
+  }
+}
+
 // A time measured on the first kind (a profile) is carried to the other kinds in proportion to
 // their roofline estimates.
 TEST(Annotate, AProfiledTimeIsScaledToTheOtherKinds) {
