@@ -17,4 +17,11 @@ inline std::vector<std::filesystem::path> bundledModels(const std::filesystem::p
   return models;
 }
 
+// The models a benchmark's command line names (argv[1..]), or with none every bundled one in `dir`.
+inline std::vector<std::filesystem::path> modelsFromArguments(int argc, char** argv,
+                                                              const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> models(argv + 1, argv + argc);
+  return models.empty() ? bundledModels(dir) : models;
+}
+
 }  // namespace placer::bench

@@ -89,10 +89,8 @@ double onMixedMachine(const Problem& mixed, const std::vector<int>& device_of) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::filesystem::path> models;
-  for (int i = 1; i < argc; ++i)
-    models.emplace_back(argv[i]);
-  if (models.empty()) models = placer::bench::bundledModels(PLACER_BENCH_MODEL_DIR);
+  const std::vector<std::filesystem::path> models =
+      placer::bench::modelsFromArguments(argc, argv, PLACER_BENCH_MODEL_DIR);
   const std::string slow = machineOfOneKind("v100"), fast = machineOfOneKind("a100");
   std::printf(
       "| model | mixed optimum (ms) | solve s | as 4 x V100 (ms) | that split on the mixed machine (ms) | "

@@ -70,10 +70,8 @@ bool measure(const std::filesystem::path& path, Row& row) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::filesystem::path> models;
-  for (int i = 1; i < argc; ++i)
-    models.emplace_back(argv[i]);
-  if (models.empty()) models = placer::bench::bundledModels(PLACER_BENCH_MODEL_DIR);
+  const std::vector<std::filesystem::path> models =
+      placer::bench::modelsFromArguments(argc, argv, PLACER_BENCH_MODEL_DIR);
   std::printf("%-28s %10s %9s | %8s %8s %8s %8s | %8s\n", "model", "onnx nodes", "operators", "load s",
               "costs s", "solve s", "write s", "total s");
   bool ok = true;

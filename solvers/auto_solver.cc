@@ -74,13 +74,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
 // On a mixed machine, which SliceGraph does not price: DPL (the DP over the DFS linearisation), then
 // the exact DP pruned by it with the whole budget; DPL's split when the DP does not finish.
 SolveResult autoMixedKinds(const Problem& problem, const SolveOptions& request) {
-  DpOptions linear;
-  linear.linearize = true;
-  linear.threads = request.threads;
-  linear.limits = request.limits();
-  linear.limits.budget = Budget::unlimited(request.budget.stopFlag());
-  SolveResult dpl = solveThroughputDp(problem, linear);
-  dpl.solver = "dpl";
+  SolveResult dpl = solveDplUnbounded(problem, request.threads, request.limits());
   if (dpl.status != SolveStatus::Feasible) return dpl;
 
   DpOptions exact_options;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/evaluate.h"
 #include "core/latency.h"
@@ -34,13 +35,9 @@ SolveResult failed(SolveStatus status, std::string message) {
 // never stopped by the deadline: it is the answer of last resort.
 SolveResult dplSplit(const Problem& problem, const SolveOptions& request) {
   if (!problem.devices.mixed()) return sliceOrder(problem, dfsForwardOrder(problem));
-  DpOptions options;
-  options.linearize = true;
-  options.threads = request.threads;
-  options.limits.budget = Budget::unlimited(request.budget.stopFlag());
-  SolveResult dpl = solveThroughputDp(problem, options);
-  dpl.solver = "dpl";
-  return dpl;
+  Limits limits;  // the stop flag only: no progress lines, as the slicer's DPL gives none
+  limits.budget = request.budget;
+  return solveDplUnbounded(problem, request.threads, std::move(limits));
 }
 
 // The solver as one that prices accelerator kinds apart.

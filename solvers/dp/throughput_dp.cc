@@ -165,4 +165,15 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   return finish(options.linearize ? SolveStatus::Feasible : SolveStatus::Optimal);
 }
 
+SolveResult solveDplUnbounded(const Problem& problem, int threads, Limits limits) {
+  DpOptions options;
+  options.linearize = true;
+  options.threads = threads;
+  limits.budget = Budget::unlimited(limits.budget.stopFlag());
+  options.limits = std::move(limits);
+  SolveResult dpl = solveThroughputDp(problem, options);
+  dpl.solver = "dpl";
+  return dpl;
+}
+
 }  // namespace placer

@@ -63,6 +63,11 @@ Status checkContracted(const Problem& problem);
 
 SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options);
 
+// DPL as a split of last resort, on a machine of one kind or several: the DP over the DFS
+// linearisation on `threads` threads, never stopped by the deadline of `limits` (it is polynomial),
+// only by its stop flag, reporting to its progress. The result's solver is "dpl".
+SolveResult solveDplUnbounded(const Problem& problem, int threads, Limits limits);
+
 // Ok when `order` lists every forward vertex once, each after its forward predecessors.
 Status checkForwardOrder(const Problem& problem, const std::vector<Vertex>& order);
 
