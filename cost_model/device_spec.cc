@@ -458,8 +458,8 @@ std::vector<int> DeviceSpec::usedKinds() const {
 
 AcceleratorSpec DeviceSpec::kindFigures(int kind) const {
   const std::vector<int> used = usedKinds();
-  if (kind == 0 || used.size() < 2) return accelerators;
-  AcceleratorSpec figures = kinds[used[kind]];
+  if (used.size() < 2) return accelerators;
+  AcceleratorSpec figures = kind == 0 ? accelerators : kinds[used[kind]];  // kind 0: with overrides
   figures.count = 0;
   for (const Topology::Device& device : topology->devices) figures.count += device.kind == used[kind];
   return figures;
@@ -471,9 +471,7 @@ DeviceSet DeviceSpec::deviceSet() const {
   if (used.size() < 2) return set;
   for (std::size_t k = 0; k < used.size(); ++k) {
     const AcceleratorSpec figures = kindFigures(static_cast<int>(k));
-    int count = 0;
-    for (const Topology::Device& device : topology->devices) count += device.kind == used[k];
-    set.kinds.push_back({topology->kinds[used[k]], count, figures.memory});
+    set.kinds.push_back({topology->kinds[used[k]], figures.count, figures.memory});
     set.memory = std::max(set.memory, figures.memory);
   }
   return set;

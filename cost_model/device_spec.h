@@ -138,7 +138,8 @@ struct DeviceSpec {
   // The topology's kinds its devices use (indices into topology->kinds, ascending); empty without a
   // topology. The solvers' kind k is usedKinds()[k].
   std::vector<int> usedKinds() const;
-  // The figures of the solvers' kind k (count: its devices): `accelerators` for kind 0.
+  // The figures of the solvers' kind k (count: its devices; kind 0's are `accelerators`', with the
+  // overrides applied to them). A machine of one kind: `accelerators`.
   AcceleratorSpec kindFigures(int kind) const;
   // The solvers' view: {accelerators.count, accelerators.memory, cpus.count}, and on a mixed machine
   // each used kind with its count and memory (`memory` the largest).

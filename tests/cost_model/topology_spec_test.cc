@@ -137,6 +137,8 @@ TEST(TopologySpec, DevicesOfTwoKindsMakeAMixedMachine) {
   EXPECT_EQ(spec->accelerators.count, 3);
   EXPECT_EQ(spec->kindFigures(1).peak_flops, 1e12);
   EXPECT_EQ(spec->kindFigures(1).count, 2);
+  EXPECT_EQ(spec->kindFigures(0).count, 1);
+  EXPECT_EQ(spec->kindFigures(0).peak_flops, 4e12);
   const DeviceSet set = spec->deviceSet();
   ASSERT_TRUE(set.mixed());
   EXPECT_EQ(set.accelerators, 3);
