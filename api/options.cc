@@ -106,6 +106,17 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
     return usage(optionName("topology", naming) + " and " + optionName("devices", naming) +
                  " both name the machine; give one");
   }
+  if (options.replicas < 0 || options.replicas > 4096)
+    return usage(optionName("replicas", naming) + " must be auto or an integer from 1 to 4096");
+  if (options.replicas != 1 && options.goal == Goal::Latency) {
+    return usage(optionName("replicas", naming) +
+                 " raises throughput only (a sample's latency is the same on any replica); it does not apply to "
+                 "the latency objective");
+  }
+  if (options.replicas != 1 && options.gpipe) {
+    return usage(optionName("replicas", naming) + " and " + optionName("gpipe", naming) +
+                 ": a replicated training stage all-reduces its weight gradients, which is not modelled");
+  }
   if (options.map_time_limit && !(*options.map_time_limit >= 0))
     return usage(optionName("map-time-limit", naming) + " must be a number of seconds >= 0");
   for (const auto& [name, value] : options.dims) {

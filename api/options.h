@@ -51,6 +51,9 @@ struct PlaceOptions {
   // within `map_time_limit` seconds (unset: 10).
   std::string topology;
   MapMethod map = MapMethod::Optimal;
+  // Replicas per accelerator stage (api/replicas.h): 1 (default) none, R > 1 that many, 0 the
+  // search over R ("auto").
+  int replicas = 1;
   MapCost map_cost = MapCost::Auto;
   std::optional<double> map_time_limit;
 

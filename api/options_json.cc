@@ -89,6 +89,13 @@ const std::map<std::string, Reader>& readers() {
     t["topology"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.topology); };
     t["map"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map); };
     t["map_cost"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map_cost); };
+    t["replicas"] = [](const Json& v, const std::string& key, Options& o) {
+      if (v.is_number_integer()) {
+        o.replicas = std::to_string(v.get<long long>());
+        return Status::Ok();
+      }
+      return readString(v, key, o.replicas);
+    };
     t["accelerators"] = [](const Json& v, const std::string& key, Options& o) {
       return readOptional(v, key, o.accelerators, readInteger<int>);
     };

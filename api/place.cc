@@ -3,6 +3,7 @@
 #include <map>
 
 #include "api/plan_mapping.h"
+#include "api/replicas.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/output_files.h"
@@ -77,15 +78,19 @@ Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& opt
 }
 
 // The plan and report of a solve on `problem` (vertex i = graph.nodes[i]).
+// With replicas > 1, `problem` is the replicated one (core/replicas.h).
 Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
-                        const RunControl& control);
+                        const RunControl& control, int replicas = 1);
 
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
-  auto outcome = runPipelineOf(model.annotation.problem, options, control);
-  if (!outcome) return outcome.status().withContext(model.graph.path);
+  auto run = runReplicated(model.annotation.problem, options, control);
+  if (!run) return run.status().withContext(model.graph.path);
+  PipelineOutcome& outcome = run->outcome;
   // The problem as the pipeline ends with it: the model's, with the costs a plugin's pass set.
-  auto out = finish(model, options, std::move(outcome->problem), std::move(outcome->solve), control);
-  if (out) out->log = std::move(outcome->log);
+  auto out = finish(model, options, std::move(outcome.problem), std::move(outcome.solve), control, run->replicas);
+  if (!out) return out;
+  out->log = std::move(outcome.log);
+  if (!run->report.is_null()) out->report["replicas"] = std::move(run->report);
   return out;
 }
 
@@ -98,12 +103,13 @@ Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& option
 }
 
 Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
-                        const RunControl& control) {
+                        const RunControl& control, int replicas) {
   Placed out;
   out.problem = std::move(problem);
   out.solve = std::move(solve);
   out.eval = evaluateThroughput(out.problem, out.solve.placement.device_of);
   out.plan = makePlacementPlan(out.problem, out.solve, out.eval, options.algorithm);
+  nameReplicas(out.plan, model.annotation.problem.devices, replicas);
   if (options.goal == Goal::Latency) {
     out.plan.objective = "latency";
     out.plan.value = out.solve.value;
@@ -111,7 +117,7 @@ Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, P
   // On a topology, the stages' physical devices (the plan's device names change to them).
   const Budget map_budget(options.map_time_limit.value_or(kMapTimeLimit), control.stop);
   auto mapping = mapPlanOntoTopology(model.devices, options, out.problem, out.solve.placement.device_of, out.eval,
-                                     out.plan, map_budget);
+                                     out.plan, map_budget, replicas);
   if (!mapping) return mapping.status().withContext(model.graph.path);
   out.seconds = secondsSince(control.start);
   out.report = placementReport(reportContext(model, out.seconds), out.problem, out.plan, out.eval, out.solve);

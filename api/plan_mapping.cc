@@ -8,13 +8,13 @@
 namespace placer::api {
 
 StageGraph stageGraphOf(const Problem& problem, const std::vector<int>& device_of, const Evaluation& eval,
-                        const PlacementPlan& plan) {
+                        const PlacementPlan& plan, int replicas) {
   StageGraph g;
   std::map<int, int> stage_of_device;  // accelerator -> its position among the accelerator stages
   for (const PlannedStage& stage : plan.stages) {
     if (!plan.devices[stage.device].accelerator) continue;
     stage_of_device[stage.device] = g.stages();
-    g.compute.push_back(eval.devices[stage.device].compute);
+    g.compute.push_back(eval.devices[stage.device].compute * replicas);
     g.weight_bytes.push_back(eval.devices[stage.device].memory);
   }
   g.host_bytes.assign(g.stages(), 0.0);
@@ -52,11 +52,12 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
                                                      const Problem& problem,
                                                      const std::vector<int>& device_of,
                                                      const Evaluation& eval, PlacementPlan& plan,
-                                                     const Budget& budget) {
+                                                     const Budget& budget, int replicas) {
   if (!spec.topology) return nlohmann::ordered_json(nullptr);
   const Topology& topology = *spec.topology;
   MappingRequest request;
-  request.graph = stageGraphOf(problem, device_of, eval, plan);
+  request.graph = stageGraphOf(problem, device_of, eval, plan, replicas);
+  request.replicas = replicas;
   request.cost = options.map_cost;
   request.threads = options.solver.threads;
   // On a mixed machine each accelerator's Topology kind: a stage runs on a device of the kind it was
@@ -69,15 +70,15 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
       if (plan.devices[stage.device].accelerator) request.graph.kind.push_back(topologyKind(stage.device));
     }
   }
-  std::vector<int> physical(plan.devices.size(), -1);  // per plan device: its topology device
+  // Per plan device: its topology devices (one per replica).
+  std::vector<std::vector<int>> physical(plan.devices.size());
   nlohmann::ordered_json out;
   if (request.graph.stages() > 0) {
     auto mapped = mapStageGraph(request, topology, budget, options.map);
     if (!mapped) return mapped.status();
     int s = 0;
     for (const PlannedStage& stage : plan.stages) {
-      if (plan.devices[stage.device].accelerator)
-        physical[stage.device] = mapped->mapping.device[s++].front();
+      if (plan.devices[stage.device].accelerator) physical[stage.device] = mapped->mapping.device[s++];
     }
     out = std::move(mapped->json);
   } else {
@@ -87,24 +88,32 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   // The accelerators without a stage take the devices left (of their kind), in order, so that names
   // stay distinct.
   std::vector<bool> taken(topology.devices.size(), false);
-  for (int p : physical) {
-    if (p >= 0) taken[p] = true;
+  for (const std::vector<int>& devices_of : physical) {
+    for (int p : devices_of)
+      taken[p] = true;
   }
   for (std::size_t d = 0; d < plan.devices.size(); ++d) {
     PlannedDevice& device = plan.devices[d];
     if (!device.accelerator) continue;
-    if (physical[d] < 0) {
-      const int kind = topologyKind(static_cast<int>(d));
+    const int kind = topologyKind(static_cast<int>(d));
+    while (physical[d].size() < static_cast<std::size_t>(replicas)) {
       std::size_t next = 0;
       while (next < taken.size() && (taken[next] || (kind >= 0 && topology.devices[next].kind != kind)))
         ++next;
       if (next == taken.size()) break;  // more accelerators than devices cannot come from a topology
-      physical[d] = static_cast<int>(next);
+      physical[d].push_back(static_cast<int>(next));
       taken[next] = true;
     }
-    device.index = physical[d];
-    device.name = "gpu:" + std::to_string(physical[d]);
-    device.topology_name = topology.devices[physical[d]].name;
+    if (physical[d].empty()) break;
+    device.index = physical[d].front();
+    device.name = "gpu:" + std::to_string(device.index);
+    device.topology_name = topology.devices[device.index].name;
+    if (replicas > 1) {
+      device.replicas = physical[d];
+      device.replica_topology_names.clear();
+      for (int p : physical[d])
+        device.replica_topology_names.push_back(topology.devices[p].name);
+    }
   }
   nlohmann::ordered_json report;
   report["topology"] = spec.name;

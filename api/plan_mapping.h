@@ -25,20 +25,23 @@ namespace placer::api {
 // usually proves its mapping optimal long before.
 inline constexpr double kMapTimeLimit = 10;
 
-// The stage graph of `plan`'s accelerator stages, in their order in the plan.
+// The stage graph of `plan`'s accelerator stages, in their order in the plan. With replicas > 1
+// `problem` is the replicated one (core/replicas.h), whose accelerator times are 1/R of a replica's
+// own: the graph gives each stage its time per sample on one replica, as the mapping prices it.
 StageGraph stageGraphOf(const Problem& problem, const std::vector<int>& device_of, const Evaluation& eval,
-                        const PlacementPlan& plan);
+                        const PlacementPlan& plan, int replicas = 1);
 
 // Maps `plan`'s accelerator stages onto `spec`'s topology (options.map: the optimal mapping or the
 // consecutive one; options.map_cost) and renames the plan's accelerators to the physical devices:
 // name "gpu:<i>" and index i of topology device i, topology_name its name there; accelerators
-// without a stage get the devices left, in order. Returns what the report shows as "mapping" (the
+// without a stage get the devices left, in order. With replicas > 1 each stage's R replicas are
+// mapped (their devices in PlannedDevice::replicas, named there). Returns what the report shows as "mapping" (the
 // fields of `onnx-placer map`'s output, with "topology" and "map"). A spec without a topology is
 // left as it is (null).
 Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, const PlaceOptions& options,
                                                      const Problem& problem,
                                                      const std::vector<int>& device_of,
                                                      const Evaluation& eval, PlacementPlan& plan,
-                                                     const Budget& budget);
+                                                     const Budget& budget, int replicas = 1);
 
 }  // namespace placer::api

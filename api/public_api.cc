@@ -5,6 +5,7 @@
 #include "onnx_placer/placer.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 
@@ -66,6 +67,15 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
   auto cost = placer::parseMapCost(o.map_cost);
   if (!cost) return badOptions("\"map_cost\" must be p2p, allreduce or auto (got '" + o.map_cost + "')");
   p.map_cost = *cost;
+  if (o.replicas == "auto") {
+    p.replicas = 0;
+  } else {
+    char* end = nullptr;
+    const long long r = std::strtoll(o.replicas.c_str(), &end, 10);
+    if (o.replicas.empty() || *end != '\0' || r < 1 || r > 4096)
+      return badOptions("\"replicas\" must be \"auto\" or an integer from 1 to 4096 (got '" + o.replicas + "')");
+    p.replicas = static_cast<int>(r);
+  }
   p.dims = o.dims;
   if (!o.phase.empty()) {
     p.phase = placer::parseDecoderPhase(o.phase);

@@ -1,6 +1,8 @@
 #include "api/workload.h"
 
+#include "api/replicas.h"
 #include "core/latency.h"
+#include "core/replicas.h"
 #include "onnx_io/report.h"
 #include "onnx_io/workload_json.h"
 
@@ -21,9 +23,10 @@ Expected<Problem> loadWorkload(const std::filesystem::path& path, const PlaceOpt
 }
 
 Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control) {
-  auto outcome = runPipelineOf(std::move(problem), options, control);
-  if (!outcome) return outcome.status();
-  Partitioned out{std::move(outcome->problem), std::move(outcome->solve), std::move(outcome->log), {}};
+  auto run = runReplicated(problem, options, control);
+  if (!run) return run.status();
+  PipelineOutcome& outcome = run->outcome;
+  Partitioned out{std::move(outcome.problem), std::move(outcome.solve), std::move(outcome.log), {}};
   if (options.goal == Goal::Latency) {
     auto latency = evaluateLatency(out.problem, out.solve.placement.device_of);
     if (!latency) return latency.status();
@@ -32,6 +35,13 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
     out.output = placementToJson(out.problem, out.solve.placement,
                                  evaluateThroughput(out.problem, out.solve.placement.device_of));
     if (options.gpipe) out.output["gpipeObjective"] = out.solve.value;
+  }
+  if (!run->report.is_null()) {
+    // Each replicated accelerator's own accelerators (the workload's numbering).
+    auto& fpgas = out.output["fpgas"];
+    for (std::size_t a = 0; a < fpgas.size(); ++a)
+      fpgas[a]["replicas"] = replicaAccelerators(problem.devices, run->replicas, static_cast<int>(a));
+    out.output["replicas"] = std::move(run->report);
   }
   addCertificate(out.output, out.solve);
   out.output["solver"] = solverJson(options.algorithm, out.solve);

@@ -19,7 +19,7 @@ namespace placer::api {
 Expected<Problem> loadWorkload(const std::filesystem::path& path, const PlaceOptions& options);
 
 struct Partitioned {
-  Problem problem;  // as given, objective set
+  Problem problem;  // as given, objective set (with --replicas R > 1: the replicated problem)
   SolveResult solve;
   std::vector<PassRecord> log;
   nlohmann::ordered_json output;  // what `partition` prints: the split, certificate and "solver"

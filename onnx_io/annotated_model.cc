@@ -176,6 +176,7 @@ nlohmann::ordered_json planJson(const OnnxGraph& graph, const PlacementPlan& pla
   auto& devices = out["devices"] = nlohmann::ordered_json::array();
   for (const PlannedDevice& device : plan.devices) {
     devices.push_back({{"name", device.name}, {"accelerator", device.accelerator}});
+    if (!device.replicas.empty()) devices.back()["replicas"] = replicaNames(device);
   }
   auto& stages = out["stages"] = nlohmann::ordered_json::array();
   for (const PlannedStage& stage : plan.stages) {

@@ -40,6 +40,13 @@ Expected<std::string> genaiConfig(const OnnxGraph& graph, const PlacementPlan& p
   if (!graph.tensor_index.count("logits")) {
     return unsupported("--emit genai: " + graph.path + " has no 'logits' output for GenAI to sample from");
   }
+  for (const PlannedDevice& device : plan.devices) {
+    if (device.replicas.size() > 1) {
+      return unsupported("--emit genai: ONNX Runtime GenAI's pipeline runs each stage in one session on one "
+                         "device, and this placement runs each stage on " +
+                         std::to_string(device.replicas.size()) + " replicas (place with --replicas 1)");
+    }
+  }
   const Json manifest = Json::parse(stages.manifest_json);
   Json inputs, outputs;
   for (const char* role : {"input_ids", "inputs_embeds", "attention_mask", "position_ids"}) {

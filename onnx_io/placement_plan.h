@@ -28,7 +28,20 @@ struct PlannedDevice {
   std::string topology_name;
   // On a machine of several accelerator kinds: the accelerator's kind ("a100"). Empty otherwise.
   std::string kind;
+  // A stage run by several replicas (--replicas): the accelerator index of every replica, `index`
+  // first, and on a topology their names there (`topology_name` first). Empty: one device.
+  std::vector<int> replicas;
+  std::vector<std::string> replica_topology_names;
 };
+
+// The devices of a stage's replicas as "gpu:<index>", `name` alone when the stage has one device.
+inline std::vector<std::string> replicaNames(const PlannedDevice& device) {
+  if (device.replicas.empty()) return {device.name};
+  std::vector<std::string> out;
+  for (int index : device.replicas)
+    out.push_back("gpu:" + std::to_string(index));
+  return out;
+}
 
 struct PlannedStage {
   int device = 0;      // index into PlacementPlan::devices

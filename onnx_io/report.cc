@@ -80,6 +80,7 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
     if (!topology_name.empty()) report["stages"].back()["device_name"] = topology_name;  // on a topology
     if (const std::string& kind = plan.devices[stage.device].kind; !kind.empty())
       report["stages"].back()["device_kind"] = kind;  // on a machine of several kinds
+    addReplicaFields(report["stages"].back(), plan.devices[stage.device]);
   }
   // Weights read on several devices: one copy each, every copy counted in its device's memory.
   nlohmann::ordered_json replicated = nlohmann::ordered_json::array();

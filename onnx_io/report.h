@@ -16,6 +16,16 @@
 
 namespace placer {
 
+// A stage's replicas beside its "device" (the first): "replicas" (their count) and "replica_devices"
+// ("gpu:<i>" each), and on a topology "replica_device_names". Nothing for a stage on one device.
+// (Inline: the stage manifest's library writes it too.)
+inline void addReplicaFields(nlohmann::ordered_json& stage, const PlannedDevice& device) {
+  if (device.replicas.empty()) return;
+  stage["replicas"] = device.replicas.size();
+  stage["replica_devices"] = replicaNames(device);
+  if (!device.replica_topology_names.empty()) stage["replica_device_names"] = device.replica_topology_names;
+}
+
 struct ReportContext {
   std::string model;                    // the model's file name
   std::string devices;                  // the device specification's name

@@ -5,6 +5,7 @@
 // model-level fields (IR version, opsets, producer, metadata, local functions) are copied unchanged;
 // training_info is not, as it refers to the whole graph.
 #include "onnx_io/stage_models.h"
+#include "onnx_io/report.h"
 #include "onnx_io/external_data.h"
 #include "onnx_io/model_proto.h"
 #include "onnx_io/stage_splitter.h"
@@ -275,6 +276,7 @@ Json manifestJson(const ModelSource& input, const OnnxGraph& graph, const Placem
     if (!plan.devices[planned.device].topology_name.empty())
       stage["device_name"] = plan.devices[planned.device].topology_name;
     if (!plan.devices[planned.device].kind.empty()) stage["device_kind"] = plan.devices[planned.device].kind;
+    addReplicaFields(stage, plan.devices[planned.device]);
     stage["estimated_seconds"] = planned.seconds;
     stage["memory_bytes"] = planned.memory;
     stage["compute_seconds"] = planned.compute;

@@ -159,7 +159,11 @@ Expected<TritonRepository> tritonRepository(const StageSet& stages, const Placem
     std::string config = header(stage_name, "onnxruntime_onnx", max_batch) + tensorsText("input", inputs[k], batched) +
                          tensorsText("output", outputs[k], batched) + "instance_group [\n  {\n";
     if (device.accelerator) {
-      config += "    kind: KIND_GPU\n    count: 1\n    gpus: [ " + std::to_string(device.index) + " ]\n";
+      // One instance on each listed GPU: a replicated stage's replicas.
+      std::string gpus;
+      for (int index : device.replicas.empty() ? std::vector<int>{device.index} : device.replicas)
+        gpus += (gpus.empty() ? "" : ", ") + std::to_string(index);
+      config += "    kind: KIND_GPU\n    count: 1\n    gpus: [ " + gpus + " ]\n";
     } else {
       config += "    kind: KIND_CPU\n    count: 1\n";
     }

@@ -303,6 +303,12 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!cost) return "--map-cost must be p2p, allreduce or auto (got '" + it->second + "')";
     options.map_cost = *cost;
   }
+  if (auto it = args.values.find("replicas"); it != args.values.end()) {
+    auto v = it->second == "auto" ? std::optional<long long>(0) : parseInteger(it->second);
+    if (!v || *v < 0 || *v > 4096 || (*v == 0 && it->second != "auto"))
+      return "--replicas must be auto or an integer from 1 to 4096 (got '" + it->second + "')";
+    options.replicas = static_cast<int>(*v);
+  }
   if (auto it = args.values.find("map-time-limit"); it != args.values.end()) {
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--map-time-limit must be a number of seconds >= 0";

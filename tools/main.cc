@@ -116,6 +116,12 @@ Options:
                           (default 2)
   --gpipe                 training throughput as max FW + max BW (GPipe schedule, App. A) instead
                           of max (FW + BW); needs ip or ip-noncontig
+  --replicas auto|R       run each accelerator stage on R accelerators (data parallel, inference
+                          graphs): the accelerators form floor(K/R) stages, each replica takes every
+                          R-th sample, so a stage's time per sample is its load / R and its memory is
+                          each replica's. auto tries every stage count with the most replicas that
+                          form it (sharing the time limit) and keeps the fastest; the output's
+                          "replicas" lists them. Default 1
   --overlap none|max|duplex
                           accelerator load: in + compute + out (none, default), max(compute,
                           in + out) (max), or max(in, compute, out) (duplex)
@@ -348,7 +354,7 @@ std::vector<Command> commands() {
   partition.insert(partition.end(), solver.begin(), solver.end());
   partition.insert(partition.end(),
                    {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false},
-                    {"pass-plugin", true, true}});
+                    {"pass-plugin", true, true}, {"replicas", true}});
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
   evaluate.push_back({"objective", true});

@@ -93,6 +93,14 @@ Options:
                           the stage time the mapping minimises, as for `map` (default auto)
   --map-time-limit S      seconds for the mapping search (default 10); the best mapping found is
                           used, and the report's mapping status says time-limit
+  --replicas auto|R       run each accelerator stage on R accelerators (data parallel): floor(K/R)
+                          stages, each replica taking every R-th sample, so a stage's time per
+                          sample is its load / R and each replica holds the whole stage. auto tries
+                          every stage count with the most replicas that form it (sharing the time
+                          limit) and keeps the fastest (the report's "replicas" lists each). The
+                          report, the metadata plan, the stage manifest and Triton's instance
+                          groups list each stage's replica devices; the annotations name the
+                          first. Default 1
   --objective throughput|latency
                           pipelined throughput (max-load, default) or single-sample latency
   --algorithm A           auto (default: the exact DP when it finishes in half the time limit,
@@ -249,7 +257,7 @@ std::vector<OptionSpec> placeOptions() {
   specs.insert(specs.end(), solver.begin(), solver.end());
   specs.insert(specs.end(), {{"report", true}, {"annotate", true}, {"stages-dir", true}, {"force", false},
                              {"stage-data", true}, {"topology", true}, {"map", true}, {"map-cost", true},
-                             {"map-time-limit", true},
+                             {"map-time-limit", true}, {"replicas", true},
                              {"pipeline", true}, {"verify-each", false}, {"emit", true, true}});
   return specs;
 }

@@ -42,6 +42,9 @@ struct ONNX_PLACER_EXPORT Options {
   std::string topology;
   std::string map = "optimal";
   std::string map_cost = "auto";
+  // Replicas per accelerator stage (data parallel, inference): "1" (default), a count, or "auto" (the
+  // search over the stage count; as a JSON key also an integer).
+  std::string replicas = "1";
 
   // The model: values of symbolic input dimensions, the phase of a decoder with a KV cache
   // ("prompt" or "token"; empty: prompt), shared weights ("replicate", "colocate", "auto"),

@@ -199,8 +199,9 @@ def place(model, devices=None, *, progress=None, **options):
     ``options`` are ``place``'s options under the C ABI's names: accelerators, cpus, memory (bytes
     per accelerator), topology (a preset or file of the topology form, instead of ``devices``: the
     stages are mapped onto its physical devices), map ("optimal" or "consecutive"), map_cost
-    ("auto", "p2p", "allreduce"), dims (dict of symbolic dimension values), phase ("prompt" or "token", for a
-    decoder with a KV cache), shared_weights, cost_profiles (list
+    ("auto", "p2p", "allreduce"), replicas (replicas per accelerator stage: an int or "auto"), dims
+    (dict of symbolic dimension values), phase ("prompt" or "token", for a decoder with a KV cache),
+    shared_weights, cost_profiles (list
     of paths), cost_plugin, model_name (for the report and messages when the model is not a file),
     objective ("throughput" or "latency"), algorithm ("auto", "dp", "dpl", "slicegraph", "ip",
     "ip-noncontig", "greedy"), time_limit (seconds), max_ideals, mip_gap, mip_solver,

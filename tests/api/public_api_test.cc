@@ -286,6 +286,10 @@ TEST_F(PublicApi, OptionsFromJsonReadEveryKey) {
   EXPECT_TRUE(onnx_placer::Options::fromJson("{}"));
   EXPECT_FALSE(onnx_placer::Options::fromJson(R"({"seed": -1})"));
   EXPECT_FALSE(onnx_placer::Options::fromJson(R"({"dims": {"seq": "x"}})"));
+  // Replicas: a count or "auto".
+  EXPECT_EQ(onnx_placer::Options::fromJson(R"({"replicas": 2})")->replicas, "2");
+  EXPECT_EQ(onnx_placer::Options::fromJson(R"({"replicas": "auto"})")->replicas, "auto");
+  EXPECT_FALSE(onnx_placer::Options::fromJson(R"({"replicas": 1.5})"));
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // onnx-placer map: a hand-computed stage graph on a three-device line, the pipeline.json of a model
 // placed on the DGX-1 mapped onto its NVLinks, and the refusals; place --topology: the stages
-// mapped onto physical devices, named in every output.
+// mapped onto physical devices, named in every output; --replicas on partition and place.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -260,6 +261,82 @@ TEST_F(CliTest, SimulateReadsAPlaceReportOnATopology) {
     EXPECT_EQ(sim["devices"][s]["name"], placed["stages"][s]["device_name"]);
     // 16 micro-batches of the stage's operators.
     EXPECT_NEAR(sim["devices"][s]["busy"].get<double>(), 16 * placed["stages"][s]["compute_seconds"].get<double>(), 1e-12);
+  }
+}
+
+// --replicas auto keeps the fastest of its candidates, each the value `--replicas R` gives alone, and
+// its bound is the least of theirs (no other replica count beats it).
+TEST_F(CliTest, ReplicasAutoKeepsTheFastestCandidate) {
+  const std::string workload = workloadPath("throughput-inputs/LayerGraphs/resnet50_inference.json").string();
+  RunResult r = run({"partition", workload, "--accelerators", "8", "--replicas", "auto", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out);
+  const json& candidates = out["replicas"]["candidates"];
+  ASSERT_EQ(candidates.size(), 4u);  // 8 stages of 1, 4 of 2, 2 of 4, 1 of 8
+  double best = std::numeric_limits<double>::infinity(), least_bound = best;
+  int best_replicas = 0;
+  for (const json& c : candidates) {
+    const int replicas = c["replicas"];
+    r = run({"partition", workload, "--accelerators", "8", "--replicas", std::to_string(replicas), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json alone = json::parse(r.out);
+    EXPECT_EQ(alone["maxLoad"], c["value"]) << replicas;
+    EXPECT_EQ(alone["fpgas"].size(), static_cast<std::size_t>(8 / replicas));
+    if (c["value"].get<double>() < best) {
+      best = c["value"];
+      best_replicas = replicas;
+    }
+    least_bound = std::min(least_bound, c["bound"].get<double>());
+  }
+  EXPECT_NE(best_replicas, 1);  // replicas pay here: the search is not a formality
+  EXPECT_EQ(out["replicas"]["replicas"], best_replicas);
+  EXPECT_EQ(out["maxLoad"].get<double>(), best);
+  EXPECT_EQ(out["bound"].get<double>(), least_bound);
+  std::set<int> accelerators;
+  for (const json& fpga : out["fpgas"]) {
+    ASSERT_EQ(fpga["replicas"].size(), static_cast<std::size_t>(best_replicas));
+    for (int a : fpga["replicas"]) accelerators.insert(a);
+  }
+  EXPECT_EQ(accelerators.size(), 8u);
+  EXPECT_EQ(*accelerators.rbegin(), 7);
+
+  r = run({"partition", workload, "--accelerators", "8", "--replicas", "9", "-q"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("9 replicas per stage need 9 accelerators of one kind; the machine has 8"), std::string::npos)
+      << r.err;
+  r = run({"partition", workloadPath("throughput-inputs/LayerGraphs/resnet50_training.json").string(), "--replicas",
+           "2", "-q"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("replicas of a training graph"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"partition", workload, "--replicas", "2", "--objective", "latency"}).exit_code, 2);
+  EXPECT_EQ(run({"partition", workload, "--replicas", "0"}).exit_code, 2);
+}
+
+// place --replicas 2 on four accelerators: two stages of two replicas, every replica's device named
+// in the report, the stage manifest and Triton's instance groups.
+TEST_F(CliTest, PlaceWithReplicasNamesEveryReplica) {
+  const fs::path report = work_ / "report.json", stages = work_ / "stages", triton = work_ / "triton";
+  RunResult r = run({"place", model("resnet50_light.onnx"), "--cpus", "0", "--replicas", "2", "--report",
+                     report.string(), "--stages-dir", stages.string(), "--emit", "triton=" + triton.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(slurp(report));
+  EXPECT_EQ(out["replicas"]["replicas"], 2);
+  std::vector<json> replicas;
+  std::set<std::string> devices;
+  for (const json& stage : out["stages"]) {
+    ASSERT_EQ(stage["replicas"], 2) << stage.dump();
+    EXPECT_EQ(stage["replica_devices"][0], stage["device"]);
+    replicas.push_back(stage["replica_devices"]);
+    for (const std::string d : stage["replica_devices"]) devices.insert(d);
+  }
+  ASSERT_EQ(replicas.size(), 2u);
+  EXPECT_EQ(devices, (std::set<std::string>{"gpu:0", "gpu:1", "gpu:2", "gpu:3"}));
+  const json manifest = json::parse(slurp(stages / "pipeline.json"));
+  for (std::size_t k = 0; k < replicas.size(); ++k) {
+    EXPECT_EQ(manifest["stages"][k]["replica_devices"], replicas[k]);
+    const std::string config = slurp(triton / ("resnet50_light_stage" + std::to_string(k)) / "config.pbtxt");
+    const std::string a = replicas[k][0], b = replicas[k][1];
+    EXPECT_NE(config.find("gpus: [ " + a.substr(4) + ", " + b.substr(4) + " ]"), std::string::npos) << config;
   }
 }
 

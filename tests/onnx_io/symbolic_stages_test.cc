@@ -17,6 +17,7 @@
 
 #include "cost_model/cost_model.h"
 #include "cost_model/device_spec.h"
+#include "onnx_io/annotated_model.h"
 #include "onnx_io/decoder.h"
 #include "onnx_io/genai_config.h"
 #include "onnx_io/onnx_model.h"
@@ -255,6 +256,17 @@ TEST(Decoder, GenAiPipelineIsOnlyForDecodersAndMarksTheLmHead) {
   EXPECT_FALSE(pipeline.at("stage0").at("is_lm_head"));
   EXPECT_FALSE(pipeline.at("stage1").contains("session_options")) << "a CPU stage";
   EXPECT_TRUE(pipeline.at("stage1").at("is_lm_head"));
+
+  // A stage run by two replicas: GenAI's pipeline has one session per stage, so it is refused; the
+  // metadata plan lists the replicas' devices.
+  plan.devices[0].replicas = {0, 2};
+  auto replicated = genaiConfig(decoder, plan, *stages);
+  ASSERT_FALSE(replicated.hasValue());
+  EXPECT_NE(replicated.status().message().find("runs each stage on 2 replicas"), std::string::npos)
+      << replicated.status().message();
+  auto plan_text = placementPlanText(decoder, plan);
+  ASSERT_TRUE(plan_text.hasValue());
+  EXPECT_EQ(Json::parse(*plan_text).at("devices").at(0).at("replicas"), Json::parse(R"(["gpu:0", "gpu:2"])"));
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Models placed on machines given as topologies (issue 30): the DGX-1 preset (hybrid cube-mesh of
-# NVLinks), a generated two-level cluster and the mixed preset (two A100s and two V100s: two kinds). For each, `place --topology` maps the stages onto
+# NVLinks), a generated two-level cluster, the mixed preset (two A100s and two V100s: two kinds) and
+# the DGX-1 again with two replicas per stage. For each, `place --topology` maps the stages onto
 # physical devices; the stage sub-models must compose in ONNX Runtime to the original's outputs
 # (run_stages.mjs), and every accelerator stage must name a distinct physical device, the same one
 # in the report, the report's mapping, the layer assignment string and the stage manifest. On the
-# mixed machine each stage also names its kind, which must be its device's.
+# mixed machine each stage also names its kind, which must be its device's; with replicas every
+# replica names a device of its own.
 #
 # usage: topology_test.sh PATH/TO/onnx-placer MODEL.onnx...
 set -u
@@ -27,12 +29,16 @@ ort_scratch topology
 
 failed=0
 for model in "$@"; do
-  for machine in dgx1-8xv100-nvlink "$tmp/cluster.json" mixed-2xa100-2xv100; do
-    name="$(basename "$model") on $(basename "$machine")"
+  # The last run: the DGX-1's eight V100s as four stages of two replicas each.
+  for run in dgx1-8xv100-nvlink "$tmp/cluster.json" mixed-2xa100-2xv100 "dgx1-8xv100-nvlink 2"; do
+    machine=${run% 2}
+    replicas=1
+    [ "$machine" != "$run" ] && replicas=2
+    name="$(basename "$model") on $(basename "$machine"), $replicas replica(s)"
     dir="$tmp/run"
     rm -rf "$dir" && mkdir -p "$dir"
     # Split for throughput over the machine's devices (the bundled models' weights fit on one).
-    if ! "$cli" place "$model" --topology "$machine" --cpus 0 -o "$dir/annot.onnx" \
+    if ! "$cli" place "$model" --topology "$machine" --cpus 0 --replicas "$replicas" -o "$dir/annot.onnx" \
         --stages-dir "$dir/stages" --report "$dir/report.json" -q >"$dir/place.log" 2>&1; then
       echo "FAIL [$name]: place failed:"
       sed 's/^/    /' "$dir/place.log"
@@ -46,9 +52,11 @@ for model in "$@"; do
       continue
     fi
     # The devices: distinct, and the same everywhere they are named.
-    if ! node --input-type=module - "$dir/report.json" "$dir/stages/pipeline.json" "$machine" >"$dir/check.log" 2>&1 <<'JS'
+    if ! node --input-type=module - "$dir/report.json" "$dir/stages/pipeline.json" "$machine" "$replicas" \
+        >"$dir/check.log" 2>&1 <<'JS'
 import { readFileSync } from 'node:fs';
-const [reportPath, manifestPath, machine] = process.argv.slice(2);
+const [reportPath, manifestPath, machine, replicaArg] = process.argv.slice(2);
+const replicas = Number(replicaArg);
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
 const fail = (why) => { console.log(why); process.exit(1); };
@@ -56,7 +64,20 @@ const stages = report.stages.filter((s) => s.device.startsWith('gpu:'));
 if (stages.length < 2) fail(`expected at least 2 accelerator stages, got ${stages.length}`);
 const names = stages.map((s) => s.device_name);
 if (new Set(names).size !== names.length) fail(`devices repeat: ${names}`);
-if (JSON.stringify(report.mapping.mapping) !== JSON.stringify(names)) fail(`report stages ${names} != mapping ${report.mapping.mapping}`);
+if (replicas === 1) {
+  if (JSON.stringify(report.mapping.mapping) !== JSON.stringify(names)) fail(`report stages ${names} != mapping ${report.mapping.mapping}`);
+} else {
+  // Every replica of every stage on its own device, named alike in the report, its mapping and the manifest.
+  const all = stages.map((s) => s.replica_device_names);
+  for (const [i, s] of stages.entries()) {
+    if (s.replicas !== replicas || all[i].length !== replicas || all[i][0] !== s.device_name) fail(`stage ${s.label}: replicas ${JSON.stringify(s)}`);
+  }
+  if (new Set(all.flat()).size !== stages.length * replicas) fail(`replica devices repeat: ${all}`);
+  if (JSON.stringify(report.mapping.mapping) !== JSON.stringify(all)) fail(`report replicas ${all} != mapping ${report.mapping.mapping}`);
+  const manifestAll = manifest.stages.filter((s) => s.device.startsWith('gpu:')).map((s) => s.replica_device_names);
+  if (JSON.stringify(manifestAll) !== JSON.stringify(all)) fail(`manifest replicas ${manifestAll} != report ${all}`);
+  if (report.replicas.replicas !== replicas || report.replicas.stages !== 4) fail(`report.replicas ${JSON.stringify(report.replicas)}`);
+}
 if (report.mapping.status !== 'optimal') fail(`mapping status ${report.mapping.status}`);
 if (!(report.mapping.maxStageTime <= report.mapping.consecutiveMaxStageTime)) fail('mapping worse than consecutive');
 const expected = report.stages.map((s) => `${s.device}(=${s.label})`).join('; ');

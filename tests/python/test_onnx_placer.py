@@ -162,6 +162,19 @@ class Place(WorkDir):
         with self.assertRaises(onnx_placer.BadOptionsError):
             onnx_placer.place(path, topology="dgx1-8xv100-nvlink", map_cost="ring")
 
+    def test_replicas_run_each_stage_on_several_devices(self):
+        path = MODELS / "resnet50_light.onnx"
+        placed = onnx_placer.place(path, topology="dgx1-8xv100-nvlink", cpus=0, replicas=2, algorithm="dp")
+        self.assertEqual(placed.report["replicas"]["replicas"], 2)
+        devices = [d for s in placed.report["stages"] for d in s["replica_device_names"]]
+        self.assertEqual(len(devices), 2 * len(placed.report["stages"]))
+        self.assertEqual(len(set(devices)), len(devices))
+        searched = onnx_placer.place(path, topology="dgx1-8xv100-nvlink", cpus=0, replicas="auto")
+        values = [c["value"] for c in searched.report["replicas"]["candidates"]]
+        self.assertEqual(searched.report["max_load_seconds"], min(values))
+        with self.assertRaises(onnx_placer.BadOptionsError):
+            onnx_placer.place(path, replicas="two")
+
     def test_a_machine_of_two_kinds_keeps_each_stage_on_its_kind(self):
         path = MODELS / "resnet50_light.onnx"
         placed = onnx_placer.place(path, topology="mixed-2xa100-2xv100", cpus=0)

@@ -1,6 +1,7 @@
 // Machines of several accelerator kinds (issue 30, part 2): each kind its own times and memory, in the
 // evaluator, verify(), the exact DP (a count per kind), the integer programs (a column per kind) and
-// the certificate (on the one-kind machine a mixed one relaxes to).
+// the certificate (on the one-kind machine a mixed one relaxes to). And replicas (part 4): a
+// replicated problem's optimum is the best split by the definition of a replicated pipeline.
 //
 // The brute force tries every assignment of nodes to devices and keeps the valid ones by the
 // library's independent checker (splitViolations: support, each accelerator's own memory, an acyclic
@@ -15,6 +16,7 @@
 
 #include "core/evaluate.h"
 #include "core/problem.h"
+#include "core/replicas.h"
 #include "passes/pass_manager.h"
 #include "tests/graph_builder.h"
 #include "tests/solvers/random_contracted.h"
@@ -276,6 +278,116 @@ TEST(MixedKinds, SolversThatTreatAcceleratorsAlikeAreRefused) {
   EXPECT_NE(refused.status().message().find("the latency objective treats every accelerator alike"),
             std::string::npos)
       << refused.status().message();
+}
+
+// The definition of a replicated pipeline (core/replicas.h), from the unreplicated evaluator: the
+// split on a machine of `stages` (as many accelerators of each kind as the replicas form), each
+// accelerator's load divided by R (its replicas share the samples), each CPU core's as it is; the
+// best valid split by exhaustive search.
+double replicatedBruteForce(const Problem& on_stages, int replicas) {
+  const int n = static_cast<int>(boost::num_vertices(on_stages.graph));
+  const DeviceSet& devices = on_stages.devices;
+  std::vector<int> device_of(n, 0);
+  double best = kInfinity;
+  while (true) {
+    if (splitViolations(on_stages, device_of).empty()) {
+      const Evaluation e = evaluateThroughput(on_stages, device_of);
+      double value = 0;
+      for (int d = 0; d < devices.count(); ++d)
+        value = std::max(value, devices.isAccelerator(d) ? e.devices[d].load / replicas : e.devices[d].load);
+      best = std::min(best, value);
+    }
+    int v = 0;
+    while (v < n && ++device_of[v] == devices.count())
+      device_of[v++] = 0;
+    if (v == n) return best;
+  }
+}
+
+TEST(Replicas, TheReplicatedOptimumIsTheBestReplicatedSplit) {
+  struct Machine {
+    int accelerators, replicas, stages;
+  };
+  int cases = 0;
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed + 900);
+    const Machine m = std::vector<Machine>{{4, 2, 2}, {6, 2, 3}, {7, 3, 2}, {4, 4, 1}}[seed % 4];
+    const int cpus = static_cast<int>(seed / 4 % 2);
+    const int n = m.stages == 3 ? 5 : 6;
+    const Problem p = randomContracted(rng, n, false, DeviceSet{m.accelerators, 70, cpus});
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto replicated = replicatedProblem(p, m.replicas);
+    ASSERT_TRUE(replicated) << replicated.status().message();
+    EXPECT_EQ(replicated->devices, (DeviceSet{m.stages, 70, cpus}));
+    Problem on_stages = p;
+    on_stages.devices = DeviceSet{m.stages, 70, cpus};
+    const double truth = replicatedBruteForce(on_stages, m.replicas);
+    for (const std::string algorithm : {"dp", "ip"}) {
+      auto solved = solveWith(*replicated, algorithm);
+      if (!std::isfinite(truth)) {
+        EXPECT_FALSE(solved) << algorithm;
+        continue;
+      }
+      ASSERT_TRUE(solved) << algorithm << ": " << solved.status().message();
+      EXPECT_TRUE(near(solved->solve.value, truth)) << algorithm << " " << solved->solve.value << " vs " << truth;
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 35);  // the rest: unsupported nodes and no CPU, infeasible as brute force finds
+}
+
+TEST(Replicas, OnAMixedMachineEachKindFormsItsOwnStages) {
+  int cases = 0;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed + 700);
+    // Two fast and five slow accelerators, two replicas: one fast stage and two slow ones.
+    const Problem p = randomMixed(rng, 5, mixedDevices(2, 45, 5, 90, static_cast<int>(seed % 2)));
+    auto replicated = replicatedProblem(p, 2);
+    ASSERT_TRUE(replicated) << replicated.status().message();
+    EXPECT_EQ(replicated->devices.kinds, (std::vector<AcceleratorKind>{{"fast", 1, 45}, {"slow", 2, 90}}));
+    EXPECT_EQ(replicaAccelerators(p.devices, 2, 0), (std::vector<int>{0, 1}));  // the fast pair
+    EXPECT_EQ(replicaAccelerators(p.devices, 2, 2), (std::vector<int>{4, 5}));  // the second slow pair
+    Problem on_stages = p;
+    on_stages.devices = mixedDevices(1, 45, 2, 90, static_cast<int>(seed % 2));
+    const double truth = replicatedBruteForce(on_stages, 2);
+    auto dp = solveWith(*replicated, "dp");
+    if (!std::isfinite(truth)) {
+      EXPECT_FALSE(dp);
+      continue;
+    }
+    ASSERT_TRUE(dp) << "seed " << seed << ": " << dp.status().message();
+    EXPECT_TRUE(near(dp->solve.value, truth)) << "seed " << seed << ": " << dp->solve.value << " vs " << truth;
+    ++cases;
+  }
+  EXPECT_GE(cases, 8);
+}
+
+TEST(Replicas, CandidatesAreTheStageCountsWithTheMostReplicas) {
+  EXPECT_EQ(replicaCandidates(DeviceSet{4, 1, 1}), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(replicaCandidates(DeviceSet{6, 1, 0}), (std::vector<int>{1, 2, 3, 6}));
+  EXPECT_EQ(replicaCandidates(DeviceSet{5, 1, 0}), (std::vector<int>{1, 2, 5}));
+  EXPECT_EQ(replicaCandidates(DeviceSet{0, 1, 4}), (std::vector<int>{1}));
+  // One A and three B: R = 2 forms the stages R = 3 does (one B stage); R = 3 has more replicas.
+  EXPECT_EQ(replicaCandidates(mixedDevices(1, 1, 3, 1, 0)), (std::vector<int>{1, 3}));
+}
+
+TEST(Replicas, WhatReplicasCannotDoIsRefused) {
+  std::mt19937 rng(5);
+  const Problem p = randomContracted(rng, 5, false, DeviceSet{4, 70, 1});
+  auto too_many = replicatedProblem(p, 5);
+  ASSERT_FALSE(too_many);
+  EXPECT_NE(too_many.status().message().find("5 replicas per stage need 5 accelerators of one kind; the machine has 4"),
+            std::string::npos)
+      << too_many.status().message();
+  EXPECT_FALSE(replicatedProblem(p, 0));
+  const Problem training = randomContracted(rng, 3, true, DeviceSet{4, 70, 1});
+  auto refused = replicatedProblem(training, 2);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().code(), StatusCode::Unsupported);
+  EXPECT_NE(refused.status().message().find("all-reduce each stage's weight gradients"), std::string::npos);
+  Problem latency = p;
+  latency.objective.goal = Goal::Latency;
+  EXPECT_EQ(replicatedProblem(latency, 2).status().code(), StatusCode::Unsupported);
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+#include "api/replicas.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "core/replicas.h"
+
+namespace placer::api {
+
+namespace {
+
+bool hasPlacement(const SolveResult& solve) {
+  return !solve.placement.device_of.empty() && std::isfinite(solve.value) &&
+         (solve.status == SolveStatus::Optimal || solve.status == SolveStatus::Feasible ||
+          solve.status == SolveStatus::TimeLimit);
+}
+
+nlohmann::ordered_json candidateJson(int replicas, const Problem& problem, const SolveResult& solve) {
+  return {
+      {"replicas", replicas},
+      {"stages", problem.devices.accelerators},
+      {"status", toString(solve.status)},
+      {"value", hasPlacement(solve) ? nlohmann::ordered_json(solve.value) : nlohmann::ordered_json(nullptr)},
+      {"bound", solve.certificate.lower}};
+}
+
+// The chosen candidate's certificate widened to every candidate: no (S, R) beats the least bound.
+void widenCertificate(SolveResult& chosen, const std::vector<SolveResult>& all) {
+  double lower = std::numeric_limits<double>::infinity();
+  double any_lower = std::numeric_limits<double>::infinity();
+  for (const SolveResult& s : all) {
+    lower = std::min(lower, s.certificate.lower);
+    any_lower = std::min(any_lower, s.certificate.any_lower);
+  }
+  Certificate& c = chosen.certificate;
+  if (lower < c.lower) c.method += " (the least over the replica counts)";
+  c.lower = std::min(c.lower, lower);
+  if (any_lower < c.any_lower) c.any_method += " (the least over the replica counts)";
+  c.any_lower = std::min(c.any_lower, any_lower);
+  chosen.bound = std::min(chosen.bound, lower);
+  chosen.gap = chosen.value > 0 ? std::max(0.0, (chosen.value - chosen.bound) / chosen.value) : 0;
+  if (chosen.status == SolveStatus::Optimal && chosen.bound < chosen.value * (1 - 1e-9)) {
+    chosen.status = SolveStatus::Feasible;
+    chosen.message += (chosen.message.empty() ? "" : "; ") +
+                      std::string("optimal for its replica count, not proven best over the others");
+  }
+}
+
+}  // namespace
+
+Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOptions& options,
+                                          const RunControl& control) {
+  ReplicatedOutcome out;
+  if (options.replicas == 1) {
+    auto outcome = runPipelineOf(problem, options, control);
+    if (!outcome) return outcome.status();
+    out.outcome = std::move(*outcome);
+    return out;
+  }
+  const bool search = options.replicas == 0;
+  const std::vector<int> candidates =
+      search ? replicaCandidates(problem.devices) : std::vector<int>{options.replicas};
+  const auto start = std::chrono::steady_clock::now();
+  const double limit = options.solver.time_limit;
+  std::vector<ReplicatedOutcome> solved;
+  std::vector<SolveResult> results;
+  nlohmann::ordered_json tried = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const int r = candidates[i];
+    auto replicated = replicatedProblem(problem, r);
+    if (!replicated) return replicated.status();
+    PlaceOptions share = options;
+    if (std::isfinite(limit)) {
+      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      share.solver.time_limit = std::max(0.0, limit - spent) / static_cast<double>(candidates.size() - i);
+    }
+    if (control.progress) {
+      control.progress({"replicas", static_cast<std::int64_t>(i),
+                        static_cast<std::int64_t>(candidates.size()),
+                        std::to_string(r) + " replicas of " +
+                            std::to_string(replicated->devices.accelerators) + " stages"});
+    }
+    auto outcome = runPipelineOf(std::move(*replicated), share, control);
+    if (!outcome) return outcome.status();
+    tried.push_back(candidateJson(r, outcome->problem, outcome->solve));
+    results.push_back(outcome->solve);
+    solved.push_back({std::move(*outcome), r, {}});
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < solved.size(); ++i) {
+    const SolveResult& s = solved[i].outcome.solve;
+    const SolveResult& b = solved[best].outcome.solve;
+    if (hasPlacement(s) && (!hasPlacement(b) || s.value < b.value * (1 - 1e-12))) best = i;
+  }
+  out = std::move(solved[best]);
+  if (search && hasPlacement(out.outcome.solve)) widenCertificate(out.outcome.solve, results);
+  out.report = {{"replicas", out.replicas},
+                {"stages", out.outcome.problem.devices.accelerators},
+                {"chosen", search ? "auto: the fastest of the candidates (ties: fewer replicas)" : "given"}};
+  if (search) out.report["candidates"] = std::move(tried);
+  return out;
+}
+
+void nameReplicas(PlacementPlan& plan, const DeviceSet& devices, int replicas) {
+  if (replicas == 1) return;
+  for (PlannedDevice& device : plan.devices) {
+    if (!device.accelerator) continue;
+    device.replicas = replicaAccelerators(devices, replicas, device.index);
+    device.index = device.replicas.front();
+    device.name = "gpu:" + std::to_string(device.index);
+  }
+}
+
+}  // namespace placer::api

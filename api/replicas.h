@@ -1,0 +1,35 @@
+// The replica search of `place --replicas` and `partition --replicas` (issue 30 part 4): S stages ×
+// R replicas per stage on the machine's accelerators (core/replicas.h says why a replicated
+// inference pipeline is exactly a smaller machine with faster accelerators).
+//
+// options.replicas = R > 1 solves the replicated problem; 0 ("auto") solves it for each candidate R
+// (replicaCandidates: 1, and for each stage count the largest R that forms it), each candidate with
+// an equal share of what remains of the time limit, and keeps the fastest (ties: fewer replicas,
+// which hold fewer copies of the weights). The answer's lower bound is then the least of the
+// candidates' bounds, since the best (S, R) is one of them: it is proven optimal over every
+// replica count only when that bound meets its value.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "api/options.h"
+#include "api/place.h"
+
+namespace placer::api {
+
+struct ReplicatedOutcome {
+  PipelineOutcome outcome;  // on the replicated problem (the original one when replicas = 1)
+  int replicas = 1;
+  // The report's "replicas" object: the count chosen, the stages it forms, how it was chosen and,
+  // with "auto", every candidate's value, bound and status. Null when options.replicas is 1.
+  nlohmann::ordered_json report;
+};
+
+Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOptions& options,
+                                          const RunControl& control);
+
+// Renames the replicated plan's accelerators to the machine's (`devices`, unreplicated): each holds
+// its R accelerators' indices in `replicas` and is named after the first.
+void nameReplicas(PlacementPlan& plan, const DeviceSet& devices, int replicas);
+
+}  // namespace placer::api
