@@ -47,6 +47,16 @@ nlohmann::ordered_json costSummary(const api::LoadedModel& model) {
       {"operators_unsupported_on_accelerators", unsupported},
       {"one_cpu", d.cpus.count > 0 ? nlohmann::ordered_json(cpu) : nullptr},
       {"one_cpu_operator_overhead", d.cpus.op_overhead * n}};
+  if (p.devices.mixed()) {  // a machine of several kinds: the model on one device of each
+    nlohmann::ordered_json kinds;
+    for (int k = 0; k < p.devices.kindCount(); ++k) {
+      double total = 0;
+      for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v)
+        if (p.graph[v].supportedOnAccelerator()) total += p.graph[v].accTime(k);
+      kinds[p.devices.kinds[k].name] = total;
+    }
+    out["seconds_per_sample"]["one_accelerator_of_each_kind"] = std::move(kinds);
+  }
   out["cost_sources"] = model.annotation.notes;
   out["mixed_sources"] = {{"count", mixed_count}, {"first", mixed}};
   return out;

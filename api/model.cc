@@ -1,5 +1,6 @@
 #include "api/model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "api/plugins.h"
@@ -92,9 +93,55 @@ Expected<LoadedModel> readModel(const ModelSource& source, const PlaceOptions& o
   return out;
 }
 
+namespace {
+
+// The profiles given as KIND=FILE (KIND an accelerator kind of the machine, FILE not itself a file
+// of that name) go to that kind: the first kind's are the plain profiles (measured on kind 0, as a
+// profile without a kind is), a further kind's its own. A KIND= prefix naming no kind is refused
+// with the kinds there are, so a misspelt kind is never read as a file name.
+Status assignProfiles(const std::vector<std::filesystem::path>& given, const DeviceSpec& spec,
+                      CostSources& sources) {
+  const DeviceSet devices = spec.deviceSet();
+  std::vector<std::string> kinds;
+  for (const AcceleratorKind& kind : devices.kinds)
+    kinds.push_back(kind.name);
+  if (kinds.empty() && spec.topology && !spec.usedKinds().empty())
+    kinds.push_back(spec.topology->kinds[spec.usedKinds().front()]);
+  for (const std::filesystem::path& path : given) {
+    const std::string text = path.string();
+    const std::size_t eq = text.find('=');
+    std::error_code ec;
+    if (eq == std::string::npos || text.find('/') < eq || std::filesystem::exists(path, ec)) {
+      sources.profiles.push_back(path);
+      continue;
+    }
+    const std::string kind = text.substr(0, eq);
+    const auto it = std::find(kinds.begin(), kinds.end(), kind);
+    if (it == kinds.end()) {
+      std::string known;
+      for (const std::string& k : kinds)
+        known += (known.empty() ? "" : ", ") + k;
+      return invalidInput("cost profile " + text + ": '" + kind + "' is not an accelerator kind of the machine (" +
+                          (known.empty() ? std::string("its accelerators are not named by kind")
+                                         : "its kinds: " + known) +
+                          "), and there is no file of that name");
+    }
+    const std::size_t k = static_cast<std::size_t>(it - kinds.begin());
+    if (k == 0) {
+      sources.profiles.push_back(text.substr(eq + 1));
+      continue;
+    }
+    if (sources.kind_profiles.size() < k) sources.kind_profiles.resize(k);
+    sources.kind_profiles[k - 1].push_back(text.substr(eq + 1));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status costModel(LoadedModel& model, const PlaceOptions& options) {
   CostSources sources;
-  sources.profiles = options.cost_profiles;
+  if (Status s = assignProfiles(options.cost_profiles, model.devices, sources); !s) return s;
   sources.plugin = options.cost_plugin;
   if (options.plugins) sources.plugin_models = options.plugins->costModels();
   AnnotateOptions annotate;

@@ -207,9 +207,12 @@ std::vector<std::string> sourceNotes(const std::vector<const CostModel*>& models
 // kind 0, given by `model`, null where none did). An estimating model (the roofline, a plugin's) is
 // asked again with each kind's figures, and that kind's operator overhead is added; a time measured
 // on kind 0 (a profile) is carried over to each kind in proportion to the kinds' roofline estimates,
-// since a profile measures one device. A kind the model gives no time for takes the roofline's.
+// since a profile measures one device. A kind the model gives no time for takes the roofline's. A
+// kind with a measured model of its own (`kind_models`, a profile recorded on that kind) takes the
+// finite time that one gives first.
 std::vector<double> otherKindTimes(const OnnxGraph& graph, int v, const DeviceSpec& devices,
-                                   const std::vector<DeviceSpec>& kind_specs, double first, const CostModel* model) {
+                                   const std::vector<DeviceSpec>& kind_specs, double first, const CostModel* model,
+                                   const std::vector<const CostModel*>& kind_models) {
   const RooflineCostModel roofline;
   auto estimate = [&](const CostModel& by, const DeviceSpec& spec) -> std::optional<double> {
     const std::optional<double> t = by.estimate(graph, v, spec).accelerator;
@@ -219,7 +222,15 @@ std::vector<double> otherKindTimes(const OnnxGraph& graph, int v, const DeviceSp
   const bool measured = model != nullptr && model->includesOperatorOverhead();
   const double base = measured ? estimate(roofline, devices).value_or(kInfinity) : 0;
   std::vector<double> times;
-  for (const DeviceSpec& spec : kind_specs) {
+  for (std::size_t k = 0; k < kind_specs.size(); ++k) {
+    const DeviceSpec& spec = kind_specs[k];
+    if (const CostModel* own = k < kind_models.size() ? kind_models[k] : nullptr) {
+      const std::optional<double> t = own->estimate(graph, v, spec).accelerator;
+      if (t && std::isfinite(*t)) {
+        times.push_back(*t + (own->includesOperatorOverhead() ? 0 : spec.accelerators.op_overhead));
+        continue;
+      }
+    }
     std::optional<double> t = model != nullptr && !measured ? estimate(*model, spec) : std::nullopt;
     if (!t) t = estimate(roofline, spec);
     double time = t.value_or(kInfinity);
@@ -287,7 +298,8 @@ Expected<Annotation> annotate(const OnnxGraph& graph, const DeviceSpec& devices,
     if (!measured(out.cpu_source[v])) op.p_cpu += devices.cpus.op_overhead;
     if (op.supportedOnAccelerator() && !kind_specs.empty())
       op.p_kinds = otherKindTimes(graph, v, devices, kind_specs, op.p_acc,
-                                  out.accelerator_source[v] >= 0 ? models[out.accelerator_source[v]] : nullptr);
+                                  out.accelerator_source[v] >= 0 ? models[out.accelerator_source[v]] : nullptr,
+                                  options.kind_models);
     addNode(problem.graph, std::move(op));
   }
   if (models.size() > 1) out.notes = sourceNotes(models, out.accelerator_source, out.cpu_source);

@@ -83,6 +83,11 @@ struct AnnotateOptions {
   // with a warning: ONNX Runtime 1.30 writes 0 in initializers_sizes for every node (it counts
   // constant inputs under input_sizes), and taking it would place as if there were no weights.
   std::map<std::string, MemoryOverride> memory_overrides;
+
+  // On a mixed machine: per further kind (entry k-1 for the solvers' kind k), a model of that kind's
+  // own accelerator times (a profile recorded on such a device), or null. Where it gives a finite
+  // time, that is the kind's; elsewhere the kind's time comes as without it (annotate(), below).
+  std::vector<const CostModel*> kind_models;
 };
 
 struct Annotation {

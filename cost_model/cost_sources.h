@@ -20,6 +20,9 @@ struct CostSources {
   std::optional<std::filesystem::path> plugin;  // --cost-plugin library
   // Cost models from pass plugins (api/plugins.h), asked before the --cost-plugin library, in order.
   std::vector<std::shared_ptr<const PluginCostModel>> plugin_models;
+  // On a mixed machine, profiles recorded on a further kind: entry k-1 holds the solvers' kind k's
+  // files (AnnotateOptions::kind_models; only their accelerator times are used).
+  std::vector<std::vector<std::filesystem::path>> kind_profiles;
 };
 
 // Costs a loaded model on `devices` with the stack above. `options` says how shared weights are

@@ -133,7 +133,10 @@ Options:
                           later files win): our JSON (per node name or op signature), or ONNX
                           Runtime's profiling trace (kernel times; CPUExecutionProvider times are
                           CPU times, other providers' are accelerator times), or its per-node
-                          memory statistics CSV (initializers_sizes becomes the node's memory)
+                          memory statistics CSV (initializers_sizes becomes the node's memory).
+                          On a machine of several accelerator kinds a profile measures the first
+                          kind (the others' times scaled from it); --cost-profile KIND=FILE gives
+                          one recorded on that kind, whose accelerator times that kind takes
   --cost-plugin LIB.so    a shared library giving operator times through the C ABI of
                           cost_model/cost_plugin_abi.h; asked first, before profiles and roofline
   --report REPORT.json    write the report (per-device load, memory, communication, objective,

@@ -340,5 +340,42 @@ TEST_F(CliTest, PlaceWithReplicasNamesEveryReplica) {
   }
 }
 
+// --cost-profile KIND=FILE: a profile recorded on one kind of a mixed machine gives that kind its
+// times (inspect's per-kind totals move by exactly the measured difference); the first kind's is a
+// plain profile; a prefix that names no kind (and no file) is refused with the kinds there are.
+TEST_F(CliTest, AProfilePerKindTimesThatKind) {
+  const std::string profile = write("gemm.json", R"({"version": 1, "unit": "ms", "nodes": {"/fc/Gemm": {"accelerator": 7}}})");
+  auto totals = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"inspect", model("resnet50_light.onnx"), "--devices", "mixed-2xa100-2xv100", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["costs"];
+  };
+  const json base = totals({});
+  const json v100 = totals({"--cost-profile", "v100=" + profile});
+  const json a100 = totals({"--cost-profile", "a100=" + profile});
+  auto kind = [](const json& costs, const char* name) {
+    return costs["seconds_per_sample"]["one_accelerator_of_each_kind"][name].get<double>();
+  };
+  // The Gemm's time moved to 7 ms on the V100s only: the A100s' total is unchanged, the V100s' grew
+  // by 7 ms less what the Gemm took there before (a little).
+  EXPECT_EQ(kind(v100, "a100"), kind(base, "a100"));
+  EXPECT_GT(kind(v100, "v100") - kind(base, "v100"), 6.9e-3);
+  EXPECT_LT(kind(v100, "v100") - kind(base, "v100"), 7e-3);
+  EXPECT_NE(v100["cost_sources"].dump().find("cost profile (v100): 1 of 122 operators matched"), std::string::npos)
+      << v100["cost_sources"].dump();
+  // On the first kind it is a plain profile: its time carried over to the V100s in proportion.
+  EXPECT_GT(kind(a100, "a100") - kind(base, "a100"), 6.9e-3);
+  EXPECT_GT(kind(a100, "v100") - kind(base, "v100"), 6.9e-3);
+  EXPECT_NE(a100["cost_sources"].dump().find("cost profile: 1 of 122 operators matched"), std::string::npos);
+  RunResult r = run({"place", model("resnet50_light.onnx"), "--devices", "mixed-2xa100-2xv100", "--cost-profile",
+                     "h100=" + profile, "-o", (work_ / "out.onnx").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("'h100' is not an accelerator kind of the machine (its kinds: a100, v100)"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(work_ / "out.onnx"));
+}
+
 }  // namespace
 }  // namespace placer::testing

@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "core/evaluate.h"
+#include "cost_model/cost_sources.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
@@ -366,6 +369,47 @@ TEST(Annotate, AProfiledTimeIsScaledToTheOtherKinds) {
     const double slow = *roofline.estimate(graph, v, v100).accelerator + v100.accelerators.op_overhead;
     EXPECT_DOUBLE_EQ(node.accTime(1), 1e-3 * (slow / fast)) << v;
   }
+}
+
+// A profile recorded on a further kind (--cost-profile v100=FILE) gives that kind its measured times;
+// the operators it does not name keep the times carried over from the first kind, and the first
+// kind's times do not change.
+TEST(Annotate, AProfileOfAKindGivesThatKindItsTimes) {
+  const OnnxGraph graph = load("resnet50_light.onnx");
+  const DeviceSpec mixed = *devicePreset("mixed-2xa100-2xv100");
+  auto base = annotateModel(graph, mixed, CostSources{});
+  ASSERT_TRUE(base) << base.status().message();
+  const Problem& q = base->problem;
+  const std::vector<int> named{3, 17};
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("kind_profile_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"version": 1, "unit": "ms", "nodes": {")" << graph.nodes[named[0]].name
+                      << R"(": {"accelerator": 2.5}, ")" << graph.nodes[named[1]].name
+                      << R"(": {"accelerator": 0.75}}})";
+  CostSources sources;
+  sources.kind_profiles = {{file}};
+  auto measured = annotateModel(graph, mixed, sources);
+  sources.kind_profiles = {{file}, {file}};
+  auto too_many = annotateModel(graph, mixed, sources);
+  std::filesystem::remove(file);
+  ASSERT_TRUE(measured) << measured.status().message();
+  const Problem& p = measured->problem;
+  EXPECT_DOUBLE_EQ(p.graph[named[0]].accTime(1), 2.5e-3);
+  EXPECT_DOUBLE_EQ(p.graph[named[1]].accTime(1), 0.75e-3);
+  for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v) {
+    EXPECT_EQ(p.graph[v].p_acc, q.graph[v].p_acc) << v;
+    if (v != 3 && v != 17) {
+      EXPECT_EQ(p.graph[v].accTime(1), q.graph[v].accTime(1)) << v;
+    }
+  }
+  ASSERT_FALSE(measured->notes.empty());
+  EXPECT_NE(measured->notes.front().find("cost profile (v100): 2 of " + std::to_string(graph.nodes.size()) +
+                                         " operators matched"),
+            std::string::npos)
+      << measured->notes.front();
+  ASSERT_FALSE(too_many);
+  EXPECT_NE(too_many.status().message().find("profiles for 3 accelerator kinds, but the machine has 2"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -299,7 +299,7 @@ TEST(ProfileCostModel, OptimizedTransformerTraceIsPlacedByFusionNamesAndExecutio
 TEST(ProfileCostModel, CpuTraceGivesACpuOnlyDeviceSetItsTimes) {
   const OnnxGraph& g = squeezenet();
   const DeviceSpec spec = twoCores();
-  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}});
+  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}, {}});
   ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
   const std::map<std::string, double> medians = kernelMedians(kOptimizedTrace);
   double kernels = 0;
@@ -337,9 +337,9 @@ TEST(ProfileCostModel, WithAcceleratorsACpuTimeKeepsTheRooflineAcceleratorTime) 
   DeviceSpec spec = *devicePreset(kDefaultDevicePreset);
   spec.accelerators.op_overhead = 5e-6;  // added to the roofline's accelerator times
   spec.cpus = twoCores().cpus;           // the same CPU figures: a fused kernel's time splits the same way
-  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}});
+  auto annotated = annotateModel(g, spec, CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}, {}});
   ASSERT_TRUE(annotated.hasValue()) << annotated.status().message();
-  auto cpu_only = annotateModel(g, twoCores(), CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}});
+  auto cpu_only = annotateModel(g, twoCores(), CostSources{{profile(kOptimizedTrace)}, std::nullopt, {}, {}});
   ASSERT_TRUE(cpu_only.hasValue());
   RooflineCostModel roofline;
   for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v) {
