@@ -18,7 +18,8 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
     if (spec && !spec->topology) {
       return invalidInput(optionName("topology", naming) + " " + options.topology +
                           " describes no topology (it has the accelerators/link form; give it with " +
-                          optionName("devices", naming) + ", or describe the devices and links: README.md, "
+                          optionName("devices", naming) +
+                          ", or describe the devices and links: README.md, "
                           "\"Devices\")");
     }
     return spec;
@@ -51,7 +52,8 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
       }
       spec->topology = std::move(*fewer);
       // The first kind the devices left use has the accelerators' figures (device_spec.h).
-      if (const std::vector<int> used = spec->usedKinds(); !used.empty() && used.front() < static_cast<int>(spec->kinds.size())) {
+      if (const std::vector<int> used = spec->usedKinds();
+          !used.empty() && used.front() < static_cast<int>(spec->kinds.size())) {
         spec->accelerators = spec->kinds[used.front()];
         spec->accelerators.count = *options.accelerators;
       }
@@ -60,7 +62,8 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
   if (options.cpus) spec->cpus.count = *options.cpus;
   if (options.memory) {
     spec->accelerators.memory = *options.memory;
-    for (AcceleratorSpec& kind : spec->kinds) kind.memory = *options.memory;
+    for (AcceleratorSpec& kind : spec->kinds)
+      kind.memory = *options.memory;
   }
   return spec;
 }
@@ -121,10 +124,10 @@ Status assignProfiles(const std::vector<std::filesystem::path>& given, const Dev
       std::string known;
       for (const std::string& k : kinds)
         known += (known.empty() ? "" : ", ") + k;
-      return invalidInput("cost profile " + text + ": '" + kind + "' is not an accelerator kind of the machine (" +
-                          (known.empty() ? std::string("its accelerators are not named by kind")
-                                         : "its kinds: " + known) +
-                          "), and there is no file of that name");
+      return invalidInput(
+          "cost profile " + text + ": '" + kind + "' is not an accelerator kind of the machine (" +
+          (known.empty() ? std::string("its accelerators are not named by kind") : "its kinds: " + known) +
+          "), and there is no file of that name");
     }
     const std::size_t k = static_cast<std::size_t>(it - kinds.begin());
     if (k == 0) {

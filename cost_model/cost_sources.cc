@@ -20,9 +20,9 @@ std::string profileNote(const std::string& kind, const OnnxGraph& graph, const P
   std::string note = "cost profile" + (kind.empty() ? std::string() : " (" + kind + ")") + ": " +
                      std::to_string(matched) + " of " + std::to_string(graph.nodes.size()) +
                      " operators matched (" + std::to_string(match.exact) + " by name, " +
-                     std::to_string(match.renamed) + " through renamed kernels, " + std::to_string(match.fused) +
-                     " fused into those, " + std::to_string(match.ordered) + " from " +
-                     std::to_string(match.by_order) + " kernels placed by execution order, " +
+                     std::to_string(match.renamed) + " through renamed kernels, " +
+                     std::to_string(match.fused) + " fused into those, " + std::to_string(match.ordered) +
+                     " from " + std::to_string(match.by_order) + " kernels placed by execution order, " +
                      std::to_string(by_signature) + " by op signature)";
   if (match.unmatched_entries > 0) {
     char time[64];
@@ -91,7 +91,8 @@ Expected<Annotation> annotateModel(const OnnxGraph& graph, const DeviceSpec& dev
   for (std::size_t k = kind_resolved.size(); k-- > 0;) {
     if (sources.kind_profiles[k].empty()) continue;
     const std::string& kind = device_set.kinds[k + 1].name;
-    annotation->notes.insert(annotation->notes.begin(), profileNote(kind, graph, kind_resolved[k], kind_match[k]));
+    annotation->notes.insert(annotation->notes.begin(),
+                             profileNote(kind, graph, kind_resolved[k], kind_match[k]));
   }
   if (!sources.profiles.empty())
     annotation->notes.insert(annotation->notes.begin(), profileNote("", graph, resolved, match));
