@@ -1,5 +1,6 @@
 #include "api/options.h"
 
+#include <cmath>
 #include <optional>
 
 #include "api/plugins.h"
@@ -117,6 +118,11 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
     return usage(optionName("replicas", naming) + " and " + optionName("gpipe", naming) +
                  ": a replicated training stage all-reduces its weight gradients, which is not modelled");
   }
+  if (options.time_unit && !(*options.time_unit > 0 && std::isfinite(*options.time_unit)))
+    return usage(optionName("time-unit", naming) + " must be a positive number of seconds");
+  if (options.time_unit && options.topology.empty())
+    return usage(optionName("time-unit", naming) + " applies to a workload on a topology (" +
+                 optionName("topology", naming) + ")");
   if (options.map_time_limit && !(*options.map_time_limit >= 0))
     return usage(optionName("map-time-limit", naming) + " must be a number of seconds >= 0");
   for (const auto& [name, value] : options.dims) {

@@ -56,6 +56,9 @@ struct PlaceOptions {
   int replicas = 1;
   MapCost map_cost = MapCost::Auto;
   std::optional<double> map_time_limit;
+  // A workload on a topology (`partition --topology`): the seconds of one unit of its times, which
+  // the mapping needs to add compute to transfers over the links. Unset: refused there.
+  std::optional<double> time_unit;
 
   // Model: symbolic dimensions, shared weights, cost sources (plugin first, then profiles, then the
   // roofline model).

@@ -1,8 +1,11 @@
 #include "api/workload.h"
 
+#include "api/model.h"
+#include "api/plan_mapping.h"
 #include "api/replicas.h"
 #include "core/latency.h"
 #include "core/replicas.h"
+#include "onnx_io/plan_builder.h"
 #include "onnx_io/report.h"
 #include "onnx_io/workload_json.h"
 
@@ -22,7 +25,77 @@ Expected<Problem> loadWorkload(const std::filesystem::path& path, const PlaceOpt
   return problem;
 }
 
-Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control) {
+namespace {
+
+// --topology on a workload: the machine's accelerator count and memory (after --accelerators and
+// --memory) replace the workload's; refused without --time-unit, and on a machine of several kinds
+// (a workload gives one accelerator time per node).
+Expected<DeviceSpec> workloadTopology(Problem& problem, const PlaceOptions& options) {
+  auto spec = resolveDevices(options, OptionNaming::Flag);
+  if (!spec) return spec;
+  if (!options.time_unit) {
+    return unsupported(
+        "--topology on a workload needs --time-unit SECONDS (the seconds of one unit of the "
+        "workload's times): the mapping adds the stages' compute to transfers over the links, "
+        "which take seconds, and a workload's times have no stated unit");
+  }
+  if (spec->deviceSet().mixed()) {
+    return invalidInput("--topology " + options.topology +
+                        ": a workload gives each node one accelerator time, so it cannot be placed on a "
+                        "machine of several accelerator kinds");
+  }
+  problem.devices.accelerators = spec->accelerators.count;
+  problem.devices.memory = spec->accelerators.memory;
+  return spec;
+}
+
+// The solved workload's stages mapped onto the topology's devices (as place --topology maps a
+// model's): the times in seconds (× the time unit), the tensors' bytes from the edges' "size". The
+// output's accelerators each name their device ("device", and with replicas "replica_devices"), and
+// "mapping" holds the mapping's account.
+Status mapWorkload(const DeviceSpec& spec, const PlaceOptions& options, const Problem& problem,
+                   const SolveResult& solve, int replicas, const RunControl& control,
+                   nlohmann::ordered_json& output) {
+  Problem seconds = problem;
+  const double unit = *options.time_unit;
+  for (Vertex v = 0; v < boost::num_vertices(seconds.graph); ++v) {
+    seconds.graph[v].p_acc *= unit;
+    seconds.graph[v].p_cpu *= unit;
+  }
+  for (Net& net : seconds.nets) {
+    net.cost *= unit;
+    net.cpu_cost *= unit;
+  }
+  const Evaluation eval = evaluateThroughput(seconds, solve.placement.device_of);
+  PlacementPlan plan = makePlacementPlan(seconds, solve, eval, options.algorithm);
+  const Budget budget(options.map_time_limit.value_or(kMapTimeLimit), control.stop);
+  auto mapping =
+      mapPlanOntoTopology(spec, options, seconds, solve.placement.device_of, eval, plan, budget, replicas);
+  if (!mapping) return mapping.status();
+  if (auto fpgas = output.find("fpgas"); fpgas != output.end() && fpgas->is_array()) {
+    for (std::size_t a = 0; a < fpgas->size() && a < plan.devices.size(); ++a) {
+      const PlannedDevice& device = plan.devices[a];
+      (*fpgas)[a]["device"] = device.topology_name;
+      if (!device.replicas.empty()) {
+        (*fpgas)[a]["replicas"] = device.replicas;
+        (*fpgas)[a]["replica_devices"] = device.replica_topology_names;
+      }
+    }
+  }
+  output["mapping"] = std::move(*mapping);
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options,
+                                        const RunControl& control) {
+  std::optional<DeviceSpec> topology;
+  if (!options.topology.empty()) {
+    auto spec = workloadTopology(problem, options);
+    if (!spec) return spec.status();
+    topology = std::move(*spec);
+  }
   auto run = runReplicated(problem, options, control);
   if (!run) return run.status();
   PipelineOutcome& outcome = run->outcome;
@@ -42,6 +115,12 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
     for (std::size_t a = 0; a < fpgas.size(); ++a)
       fpgas[a]["replicas"] = replicaAccelerators(problem.devices, run->replicas, static_cast<int>(a));
     out.output["replicas"] = std::move(run->report);
+  }
+  if (topology) {
+    if (Status s =
+            mapWorkload(*topology, options, out.problem, out.solve, run->replicas, control, out.output);
+        !s)
+      return s;
   }
   addCertificate(out.output, out.solve);
   out.output["solver"] = solverJson(options.algorithm, out.solve);

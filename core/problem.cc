@@ -34,12 +34,16 @@ std::vector<Net> buildNets(const OpGraph& graph) {
     }
     if (outs.empty()) continue;
     bool uniform = std::all_of(outs.begin(), outs.end(), [&](const Out& o) {
-      return o.cost == outs.front().cost && o.cpu_cost == outs.front().cpu_cost && o.bytes == outs.front().bytes;
+      return o.cost == outs.front().cost && o.cpu_cost == outs.front().cpu_cost;
     });
     if (uniform) {
-      Net net{u, {}, outs.front().cost, outs.front().cpu_cost, outs.front().bytes};
-      for (const Out& o : outs)
+      // One output: its bytes are the largest any edge gives (the costs, which the solvers price,
+      // decide the nets; a workload may give a zero size on some edges of one tensor).
+      Net net{u, {}, outs.front().cost, outs.front().cpu_cost, 0};
+      for (const Out& o : outs) {
         net.sinks.push_back(o.target);
+        net.bytes = std::max(net.bytes, o.bytes);
+      }
       std::sort(net.sinks.begin(), net.sinks.end());
       net.sinks.erase(std::unique(net.sinks.begin(), net.sinks.end()), net.sinks.end());
       nets.push_back(std::move(net));

@@ -176,7 +176,7 @@ std::string describeNode(const OpGraph& graph, Vertex v);
 
 // Nets of an input graph: one per node whose outgoing edges all have the same costs, one per edge for
 // a node whose outgoing edges differ (App. B: subdividing each edge is exactly that). Artificial
-// edges carry no data and make no net.
+// edges carry no data and make no net. A net's bytes are the largest its edges give.
 std::vector<Net> buildNets(const OpGraph& graph);
 
 // Topological order of the forward subgraph (forward nodes, edges between forward nodes), or

@@ -31,10 +31,7 @@ int largestKind(const DeviceSet& devices) {
 
 }  // namespace
 
-Expected<Problem> replicatedProblem(const Problem& problem, int replicas) {
-  if (replicas < 1)
-    return invalidInput("the replica count must be at least 1 (got " + std::to_string(replicas) + ")");
-  if (replicas == 1) return problem;
+Status checkReplicable(const Problem& problem) {
   const OpGraph& g = problem.graph;
   for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
     if (g[v].backward) {
@@ -49,6 +46,14 @@ Expected<Problem> replicatedProblem(const Problem& problem, int replicas) {
         "replicas raise throughput only: a single sample's latency is the same on one replica "
         "as on many (use --replicas 1 with the latency objective)");
   }
+  return Status::ok();
+}
+
+Expected<Problem> replicatedProblem(const Problem& problem, int replicas) {
+  if (replicas < 1)
+    return invalidInput("the replica count must be at least 1 (got " + std::to_string(replicas) + ")");
+  if (replicas == 1) return problem;
+  if (Status s = checkReplicable(problem); !s) return s;
   const int largest = largestKind(problem.devices);
   if (replicas > largest) {
     return invalidInput(std::to_string(replicas) + " replicas per stage need " + std::to_string(replicas) +

@@ -24,6 +24,10 @@
 
 namespace placer {
 
+// Whether replicas apply to `problem`: Unsupported for a graph with backward nodes or the latency
+// objective, with the reason.
+Status checkReplicable(const Problem& problem);
+
 // `problem` with `replicas` replicas per accelerator stage (see above); replicas = 1 is `problem`.
 // InvalidInput when replicas < 1 or no kind has `replicas` accelerators; Unsupported for a graph
 // with backward nodes or the latency objective, with the reason.

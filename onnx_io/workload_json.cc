@@ -256,6 +256,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     FieldReader g(edge, where);
     if (Status s = g.nonNegative("cost", e.cost, true); !s) return s;
     if (Status s = g.nonNegative("cpuCost", e.cpu_cost, false); !s) return s;
+    if (Status s = g.nonNegative("size", e.bytes, false); !s) return s;  // bytes, for a topology's links
     auto u = vertex_of_id.find(from), w = vertex_of_id.find(to);
     if (u == vertex_of_id.end())
       return invalidInput(where + ": sourceId " + std::to_string(from) + " is not a node id");

@@ -309,6 +309,11 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
       return "--replicas must be auto or an integer from 1 to 4096 (got '" + it->second + "')";
     options.replicas = static_cast<int>(*v);
   }
+  if (auto it = args.values.find("time-unit"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v > 0)) return "--time-unit must be a positive number of seconds (got '" + it->second + "')";
+    options.time_unit = *v;
+  }
   if (auto it = args.values.find("map-time-limit"); it != args.values.end()) {
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--map-time-limit must be a number of seconds >= 0";

@@ -18,6 +18,7 @@
 #include "core/synthetic.h"
 #include "onnx_io/json_text.h"
 #include "onnx_io/workload_json.h"
+#include "core/replicas.h"
 #include "passes/partition.h"
 #include "passes/pass_manager.h"
 #include "solvers/bounds/certificate.h"
@@ -122,6 +123,15 @@ Options:
                           each replica's. auto tries every stage count with the most replicas that
                           form it (sharing the time limit) and keeps the fastest; the output's
                           "replicas" lists them. Default 1
+  --topology FILE|PRESET  the machine as a topology (as for place): its accelerator count and
+                          memory replace the workload's, and the solved stages are mapped onto its
+                          devices over its links (the output's "mapping"; each accelerator names its
+                          "device"). Needs --time-unit; a machine of several kinds is refused
+  --time-unit S           the seconds of one unit of the workload's times (its times have no stated
+                          unit; the mapping adds compute to link transfers in seconds). The edges'
+                          "size" gives each tensor's bytes
+  --map optimal|consecutive, --map-cost p2p|allreduce|auto, --map-time-limit S
+                          the mapping search, as for place
   --overlap none|max|duplex
                           accelerator load: in + compute + out (none, default), max(compute,
                           in + out) (max), or max(in, compute, out) (duplex)
@@ -194,6 +204,14 @@ int runPartition(const Args& args) {
 
   Problem problem;
   if (int rc = loadWorkloadProblem(args, "partition", workload, problem); rc != kOk) return rc;
+  // Options the workload does not allow: a command-line error, before any solve.
+  if (!options.topology.empty() && !options.time_unit) {
+    return usageError("--topology on a workload needs --time-unit SECONDS (the seconds of one unit of its times)",
+                      "partition");
+  }
+  if (options.replicas != 1) {
+    if (Status s = checkReplicable(problem); !s) return usageError(workload + ": " + s.message(), "partition");
+  }
 
   api::RunControl control;
   control.stop = &interruptFlag();
@@ -354,7 +372,8 @@ std::vector<Command> commands() {
   partition.insert(partition.end(), solver.begin(), solver.end());
   partition.insert(partition.end(),
                    {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false},
-                    {"pass-plugin", true, true}, {"replicas", true}});
+                    {"pass-plugin", true, true}, {"replicas", true}, {"topology", true}, {"time-unit", true},
+                    {"map", true}, {"map-cost", true}, {"map-time-limit", true}});
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
   evaluate.push_back({"objective", true});

@@ -306,7 +306,7 @@ TEST_F(CliTest, ReplicasAutoKeepsTheFastestCandidate) {
       << r.err;
   r = run({"partition", workloadPath("throughput-inputs/LayerGraphs/resnet50_training.json").string(), "--replicas",
            "2", "-q"});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("replicas of a training graph"), std::string::npos) << r.err;
   EXPECT_EQ(run({"partition", workload, "--replicas", "2", "--objective", "latency"}).exit_code, 2);
   EXPECT_EQ(run({"partition", workload, "--replicas", "0"}).exit_code, 2);
@@ -375,6 +375,43 @@ TEST_F(CliTest, AProfilePerKindTimesThatKind) {
   EXPECT_NE(r.err.find("'h100' is not an accelerator kind of the machine (its kinds: a100, v100)"), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(work_ / "out.onnx"));
+}
+
+// partition --topology: a workload's stages mapped onto the links, its times in --time-unit seconds
+// and its edges' "size" in bytes. Three one-unit nodes on the line a - b - c split one per device
+// (max-load 1), and the mapping is MapPutsTheHeavyEdgeOnTheFastLink's by hand: the 100 MB edge on the
+// 10 GB/s link, 12 ms against the consecutive mapping's 101.1 ms.
+TEST_F(CliTest, PartitionOnATopologyMapsTheWorkloadsStages) {
+  spit(work_ / "line.json", kLine);
+  const std::string workload = write("chain.json", R"({"maxSizePerFPGA": 1e9, "maxFPGAs": 3, "maxCPUs": 0,
+    "nodes": [
+      {"name": "a", "id": 0, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 0, "size": 0},
+      {"name": "b", "id": 1, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 1, "size": 0},
+      {"name": "c", "id": 2, "supportedOnFpga": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 2, "size": 0}],
+    "edges": [{"sourceId": 0, "destId": 1, "cost": 0, "size": 1e6}, {"sourceId": 1, "destId": 2, "cost": 0, "size": 1e8}]})");
+  RunResult r = run({"partition", workload, "--topology", (work_ / "line.json").string(), "--time-unit", "1e-3",
+                     "--cpus", "0", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out["maxLoad"], 1.0);
+  const json& mapping = out["mapping"];
+  EXPECT_DOUBLE_EQ(mapping["maxStageTime"].get<double>(), 1e-3 + 1e-3 + 1e-2);
+  EXPECT_DOUBLE_EQ(mapping["consecutiveMaxStageTime"].get<double>(), 1e-3 + 1e-4 + 1e-1);
+  EXPECT_EQ(mapping["status"], "optimal");
+  // Each accelerator names its device: node a's on c, nodes b and c on a and b (the fast link).
+  std::map<int, std::string> device_of_node;
+  for (const json& fpga : out["fpgas"]) {
+    ASSERT_EQ(fpga["nodes"].size(), 1u) << out.dump();
+    device_of_node[fpga["nodes"][0]] = fpga["device"];
+  }
+  EXPECT_EQ(device_of_node[0], "c");
+  EXPECT_EQ((std::set<std::string>{device_of_node[1], device_of_node[2]}), (std::set<std::string>{"a", "b"}));
+  // Without a time unit, on a machine of two kinds, and a time unit without a topology: refused.
+  EXPECT_EQ(run({"partition", workload, "--topology", (work_ / "line.json").string()}).exit_code, 2);
+  r = run({"partition", workload, "--topology", "mixed-2xa100-2xv100", "--time-unit", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot be placed on a machine of several accelerator kinds"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"partition", workload, "--time-unit", "1"}).exit_code, 2);
 }
 
 }  // namespace
