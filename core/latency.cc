@@ -259,9 +259,9 @@ std::vector<std::string> latencyViolations(const Problem& problem, const std::ve
     }
   }
   for (int d = 0; d < devices.accelerators; ++d) {
-    if (memory[d] > devices.memory * (1 + 1e-12)) {
+    if (memory[d] > devices.memoryOf(d) * (1 + 1e-12)) {
       out.push_back(deviceName(devices, d) + " holds " + number(memory[d]) + " bytes, more than its " +
-                    number(devices.memory));
+                    number(devices.memoryOf(d)));
     }
   }
   return out;
@@ -303,7 +303,7 @@ Expected<LatencyEvaluation> evaluateLatency(const Problem& problem, const std::v
     if (u >= units.pieces) continue;
     LatencySubgraph& s = result.subgraphs[u];
     s.nodes.push_back(v);
-    s.compute += g[v].p_acc;
+    s.compute += g[v].accTime(devices.kindOf(s.device));
     result.subgraph_of[v] = u;
   }
   for (LatencySubgraph& s : result.subgraphs)

@@ -43,7 +43,7 @@ struct LatencySubgraph {
   double ready = 0;           // when all of its inputs are in CPU memory
   double start = 0;           // max(ready, finish of the device's previous piece)
   double comm_in = 0;         // transfers of its inputs, each net once
-  double compute = 0;         // sum of p_acc
+  double compute = 0;         // sum of the nodes' times on the device's kind
   double comm_out = 0;        // transfers of outputs consumed outside the piece, each net once
   double finish = 0;          // start + comm_in + compute + comm_out
   double memory = 0;          // sum of the nodes' memory

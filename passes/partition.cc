@@ -151,17 +151,13 @@ Status checkSolverFits(const SolverInfo& solver, const Problem& problem) {
     return unsupported("the GPipe objective needs a solver that supports it (" + supporting + "); " +
                        solver.name + " does not");
   }
-  if (problem.devices.mixed()) {
-    if (latency) {
-      return unsupported("the latency objective treats every accelerator alike; on a machine of several "
-                         "accelerator kinds use the throughput objective");
-    }
-    if (!solver.kinds) {
-      const std::string supporting =
-          builtinSolvers().names([](const SolverInfo& s) { return s.throughput && s.kinds; });
-      return unsupported(solver.name + " treats every accelerator alike; on a machine of several accelerator "
-                         "kinds use " + supporting);
-    }
+  if (problem.devices.mixed() && !solver.kinds) {
+    const std::string supporting = builtinSolvers().names(
+        [latency](const SolverInfo& s) { return (latency ? s.latency : s.throughput) && s.kinds; });
+    return unsupported(solver.name +
+                       " treats every accelerator alike; on a machine of several accelerator "
+                       "kinds use " +
+                       supporting);
   }
   if (solver.precondition) {
     if (Status s = solver.precondition(problem); !s) return s;

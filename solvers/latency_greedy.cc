@@ -150,13 +150,18 @@ SolveResult solveLatencyGreedy(const Problem& problem) {
       memory += problem.weights[w].bytes;
       if (!held[w]) extra += problem.weights[w].bytes;
     }
+    // The next accelerator the block fits (on a machine of several kinds, a smaller kind's is skipped).
+    int fits = next_accelerator;
+    while (fits < devices.accelerators && memory > devices.memoryOf(fits))
+      ++fits;
     const bool placeable = !unsupported && memory <= devices.memory;
     int device = cpu;
-    if (placeable && current >= 0 && current < cpu && used + extra <= devices.memory) {
+    if (placeable && current >= 0 && current < cpu && used + extra <= devices.memoryOf(current)) {
       device = current;
       used += extra;
-    } else if (placeable && next_accelerator < devices.accelerators) {
-      device = next_accelerator++;
+    } else if (placeable && fits < devices.accelerators) {
+      device = fits;
+      next_accelerator = fits + 1;
       used = memory;
       std::fill(held.begin(), held.end(), 0);
     } else if (devices.cpus == 0) {

@@ -208,7 +208,8 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
   const int units = slot_units.count;
   std::vector<double> duration(units, 0);
   for (Vertex v = 0; v < n; ++v)
-    duration[unit_of[v]] += slot_of[v] > 0 ? g[v].p_acc : g[v].p_cpu;
+    duration[unit_of[v]] +=
+        slot_of[v] > 0 ? g[v].accTime(problem.devices.kindOf((slot_of[v] - 1) / q)) : g[v].p_cpu;
   std::vector<int> receivers;
   for (const Net& net : problem.nets) {
     const int from = unit_of[net.source];
@@ -361,14 +362,19 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   }
   if (devices.cpus == 0) {
     const double total = totalMemory(problem);
-    if (total > k * devices.memory) {
+    double together = 0;
+    for (int kind = 0; kind < devices.kindCount(); ++kind)
+      together += devices.kindSize(kind) * devices.kindMemory(kind);
+    if (total > together) {
       return finish(SolveStatus::Infeasible, "the nodes need " + number(total) + " bytes, more than the " +
                                                  std::to_string(k) + " accelerator(s) hold together (" +
-                                                 number(k * devices.memory) + "), and there is no CPU");
+                                                 number(together) + "), and there is no CPU");
     }
   }
+  // On a machine of several kinds a slot also needs the node to fit its accelerator's memory.
   auto allowed = [&](Vertex v, int c) {
-    return c == 0 ? on_cpu(v) && class_cpu[v] : on_accelerator(v) && class_accelerator[v];
+    if (c == 0) return on_cpu(v) && class_cpu[v];
+    return on_accelerator(v) && class_accelerator[v] && standalone[v] <= devices.memoryOf((c - 1) / q);
   };
   const std::vector<Vertex> order = nodeOrder(g);
 
@@ -382,9 +388,11 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   for (Vertex v = 0; v < n; ++v) {
     cheapest[v] = kInfinity;
     slowest[v] = 0;
-    for (int c : {0, 1}) {
-      if (c >= columns || !allowed(v, c)) continue;
-      const double p = c == 0 ? g[v].p_cpu : g[v].p_acc;
+    // Column 0 and the first slot of each kind's first accelerator: every time the node can take.
+    for (int kind = -1; kind < devices.kindCount(); ++kind) {
+      const int c = kind < 0 ? 0 : devices.firstOfKind(kind) * q + 1;
+      if (c >= columns || (kind >= 0 && devices.kindSize(kind) == 0) || !allowed(v, c)) continue;
+      const double p = c == 0 ? g[v].p_cpu : g[v].accTime(kind);
       cheapest[v] = std::min(cheapest[v], p);
       slowest[v] = std::max(slowest[v], p);
     }
@@ -416,7 +424,9 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   double floor = *std::max_element(head.begin(), head.end());
   const double simple_seconds = std::max(0.5, (options.limits.time_limit - seconds()) / 20);
   const Budget simple_budget(simple_seconds, options.limits.budget.stopFlag());
-  if (auto simple = latencySimpleBound(problem, simple_budget, options.backend))
+  // (On a machine of several kinds, on the one-kind machine it relaxes to: core/problem.h.)
+  if (auto simple =
+          latencySimpleBound(devices.mixed() ? relaxKinds(problem) : problem, simple_budget, options.backend))
     floor = std::max(floor, simple->value);
 
   LatencyModelInput input{q,     columns, allowed, on_accelerator, classes,

@@ -41,12 +41,13 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
     }
   }
 
-  // (3*) memory per accelerator over its slots, in units of M.
+  // (3*) memory per accelerator over its slots, in units of its memory (its kind's).
   if (devices.memory > 0) {
     for (int a = 0; a < k; ++a) {
+      const double memory = devices.memoryOf(a);
       LinExpr used;
       for (Vertex v = 0; v < n; ++v) {
-        if (g[v].memory > 0) used += (g[v].memory / devices.memory) * X(v, a);
+        if (g[v].memory > 0) used += (g[v].memory / memory) * X(v, a);
       }
       // A shared weight once per accelerator holding any of its readers (held >= X(r, a)).
       for (std::size_t w = 0; w < problem.weights.size(); ++w) {
@@ -57,7 +58,7 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
           LinExpr on_a = X(r, a);
           if (!on_a.terms().empty()) m.addLe(on_a, held, "holds");
         }
-        used += (weight.bytes / devices.memory) * LinExpr(held);
+        used += (weight.bytes / memory) * LinExpr(held);
       }
       if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(a));
     }
@@ -82,11 +83,14 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
   }
   const Var total = out.total = m.addContinuous(std::min(t(in.floor), 1.0), 1.0, "TotalLatency");
 
-  // (7) SubgraphFinish = SubgraphStart + in-transfers + compute + out-transfers.
+  // (7) SubgraphFinish = SubgraphStart + in-transfers + compute + out-transfers, the compute at the
+  // slot's accelerator's kind.
   for (int j = 1; j < columns; ++j) {
+    const int kind = devices.kindOf((j - 1) / q);
     LinExpr duration;
     for (Vertex v = 0; v < n; ++v) {
-      if (x[v][j].index >= 0 && g[v].p_acc != 0) duration.add(x[v][j], t(g[v].p_acc));
+      const double p = g[v].accTime(kind);
+      if (x[v][j].index >= 0 && p != 0) duration.add(x[v][j], t(p));
     }
     for (std::size_t i = 0; i < problem.nets.size(); ++i) {
       const double c = t(problem.nets[i].cost);
@@ -124,11 +128,11 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
   }
 
   // (8), (9) with the accelerator case folded in: a node starts after its predecessors, takes p_cpu
-  // on the CPU, and at least p_acc in a slot when its predecessor is on the CPU. A source on the CPU
-  // finishes after p_cpu, stated against a time origin rather than as Latency_v >= p_cpu x_v0: once
-  // a start fixes x that row is a singleton, and GLPK's LP presolver (which completes the start)
-  // drops a singleton row whose implied bound it deems insignificant (less than about 1e-3 above the
-  // current one), which left starts 4e-5 short of feasible and unused.
+  // on the CPU, and at least its fastest kind's time in a slot when its predecessor is on the CPU. A source
+  // on the CPU finishes after p_cpu, stated against a time origin rather than as Latency_v >= p_cpu x_v0:
+  // once a start fixes x that row is a singleton, and GLPK's LP presolver (which completes the start) drops a
+  // singleton row whose implied bound it deems insignificant (less than about 1e-3 above the current one),
+  // which left starts 4e-5 short of feasible and unused.
   const Var origin = m.addContinuous(0, 1, "Origin");
   std::vector<bool> has_successor(n, false), has_predecessor(n, false);
   for (const auto& [u, v] : edges) {
@@ -137,8 +141,11 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
     LinExpr after = latency[u];
     if (x[v][0].index >= 0) after.add(x[v][0], t(g[v].p_cpu));
     m.addGe(latency[v], after, "precedence");
-    if (x[u][0].index >= 0 && x[v][0].index >= 0 && in.on_accelerator(v) && g[v].p_acc > 0) {
-      m.addGe(latency[v], LinExpr(latency[u]) + t(g[v].p_acc) * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
+    double fastest = g[v].p_acc;
+    for (int kind = 1; kind < devices.kindCount(); ++kind)
+      fastest = std::min(fastest, g[v].accTime(kind));
+    if (x[u][0].index >= 0 && x[v][0].index >= 0 && in.on_accelerator(v) && fastest > 0) {
+      m.addGe(latency[v], LinExpr(latency[u]) + t(fastest) * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
               "precedence_acc");
     }
   }
@@ -160,8 +167,8 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
     if ((j - 1) % q != 0) m.addGe(start_time[j], finish_time[j - 1], "sequence");
   }
 
-  // Symmetry: within an accelerator the used slots come first; across accelerators, accelerator
-  // a+1 holds a node only if accelerator a holds an earlier one.
+  // Symmetry: within an accelerator the used slots come first; across accelerators of a kind,
+  // accelerator a+1 holds a node only if accelerator a holds an earlier one.
   std::vector<Var>& slot_used = out.slot_used;
   slot_used.assign(columns, Var{});
   if (in.symmetry_breaking && q > 1) {
@@ -186,6 +193,7 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
     std::vector<LinExpr> opened(k);  // 0 before the first node
     for (Vertex v : in.order) {
       for (int a = 1; a < k; ++a) {
+        if (devices.kindOf(a) != devices.kindOf(a - 1)) continue;  // the first of its kind
         LinExpr here = X(v, a);
         if (!here.terms().empty())
           m.addLe(here, opened[a - 1], "sym_" + std::to_string(v) + "_" + std::to_string(a));

@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "core/budget.h"
-#include "solvers/ip_common.h"
 #include "core/latency.h"
+#include "solvers/ip_common.h"
 #include "solvers/latency_greedy.h"
 
 namespace placer {
@@ -324,6 +324,38 @@ std::vector<int> anneal(const Problem& problem, const SegmentSplitter& splitter,
   return best;
 }
 
+// The machine cut down to one kind of a mixed machine's accelerators (with that kind's times and
+// memory) and the CPUs, and per device of it the device of the whole machine: the heuristics, which
+// treat every accelerator alike, find splits there that are valid on the whole machine.
+struct KindRestriction {
+  Problem problem;
+  std::vector<int> device;
+  std::vector<int> lift(const std::vector<int>& device_of) const {
+    std::vector<int> out;
+    for (int d : device_of) {
+      if (d < 0 || d >= static_cast<int>(device.size())) return {};
+      out.push_back(device[d]);
+    }
+    return out;
+  }
+};
+
+KindRestriction restrictToKind(const Problem& problem, int kind) {
+  const DeviceSet& devices = problem.devices;
+  KindRestriction out{problem, {}};
+  out.problem.devices = DeviceSet{devices.kindSize(kind), devices.kindMemory(kind), devices.cpus};
+  for (Vertex v = 0; v < boost::num_vertices(out.problem.graph); ++v) {
+    OpNode& node = out.problem.graph[v];
+    node.p_acc = node.accTime(kind);
+    node.p_kinds.clear();
+  }
+  for (int a = 0; a < devices.kindSize(kind); ++a)
+    out.device.push_back(devices.firstOfKind(kind) + a);
+  for (int c = 0; c < devices.cpus; ++c)
+    out.device.push_back(devices.accelerators + c);
+  return out;
+}
+
 }  // namespace
 
 // The level pieces of a valid split as slots (pieces of accelerator d in slots d·q+1 ..), or
@@ -382,6 +414,16 @@ std::optional<LatencyStart> chooseLatencyStart(const Problem& problem, const Lat
     SegmentSplitter splitter(problem);
     consider(splitter.split(splitter.greedyOrder()));
     consider(splitter.split(splitter.orderBy(splitter.firstVertices())));
+    // On a machine of several kinds the splits above may not fit a smaller kind: the same heuristics
+    // on each kind alone give splits that do.
+    for (int kind = 0; devices.mixed() && kind < devices.kindCount(); ++kind) {
+      if (devices.kindSize(kind) == 0) continue;
+      const KindRestriction restricted = restrictToKind(problem, kind);
+      SolveResult greedy = solveLatencyGreedy(restricted.problem);
+      if (greedy.status == SolveStatus::Feasible) consider(restricted.lift(greedy.placement.device_of));
+      SegmentSplitter alone(restricted.problem);
+      consider(restricted.lift(alone.split(alone.greedyOrder())));
+    }
     const double budget = options.heuristic_time >= 0 ? options.heuristic_time
                                                       : std::min(0.1 * options.limits.time_limit, 10.0);
     std::mt19937 rng(12345);

@@ -246,30 +246,33 @@ void registerBuiltinSolvers(SolverRegistry& registry) {
        "the default: the exact DP when it finishes in half the time limit, SliceGraph's order search "
        "otherwise (throughput); the integer program from the greedy's and DPL's splits (latency)",
        true, true, true, false, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition, solveAuto}));
-  registry.add(pricingKinds({"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true,
-                true, false, /*runs_exact_dp=*/true, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/false); }}));
-  registry.add(pricingKinds({"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal",
-                true, true, true, false, false, false, kDpReductions, dpPrecondition,
-                [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/true); }}));
+  registry.add(pricingKinds(
+      {"dp", "exact DP over ideals (§5.1.1): optimal among contiguous splits", true, true, true, true, false,
+       /*runs_exact_dp=*/true, kDpReductions, dpPrecondition,
+       [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/false); }}));
+  registry.add(pricingKinds(
+      {"dpl", "DP over a DFS linearisation of the graph (§5.1.2): polynomial, not always optimal", true, true,
+       true, false, false, false, kDpReductions, dpPrecondition,
+       [](const Problem& p, const SolveOptions& r) { return dpSolve(p, r, /*linear=*/true); }}));
   registry.add({"slicegraph",
                 "SliceGraph (Archer et al. 2024): optimal slicings of many topological orders (--orders), "
                 "never worse than DPL",
                 true, false, true, false, false, false, kDpReductions, checkContracted, sliceGraphSolve});
   // Colocation and SCC contraction are exact for contiguous splits; an SCC need not stay together
   // when splits may be non-contiguous.
-  registry.add(pricingKinds({"ip",
-                "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)",
-                true, true, true, true, true, false, "subdivide,colocate,scc", nullptr,
-                [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/true); }}));
+  registry.add(pricingKinds(
+      {"ip", "integer program (GLPK or CBC, --mip-solver), contiguous splits (Fig. 6; Fig. 3 for latency)",
+       true, true, true, true, true, false, "subdivide,colocate,scc", nullptr,
+       [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/true); }}));
   registry.add(pricingKinds(
       {"ip-noncontig",
        "integer program (GLPK or CBC), non-contiguous splits (§5.2; Fig. 4 with q subgraphs per accelerator)",
        true, true, false, true, true, false, "subdivide,colocate", nullptr,
        [](const Problem& p, const SolveOptions& r) { return ipSolve(p, r, /*contiguous=*/false); }}));
-  registry.add({"greedy", "fill accelerators in topological order (the latency baseline of App. F)", false,
-                true, false, false, false, false, "subdivide", nullptr,
-                [](const Problem& p, const SolveOptions&) { return solveLatencyGreedy(p); }});
+  registry.add(
+      pricingKinds({"greedy", "fill accelerators in topological order (the latency baseline of App. F)",
+                    false, true, false, false, false, false, "subdivide", nullptr,
+                    [](const Problem& p, const SolveOptions&) { return solveLatencyGreedy(p); }}));
 }
 
 const SolverRegistry& builtinSolvers() {

@@ -211,6 +211,53 @@ TEST(LatencyIp, ContiguousEqualsExhaustiveSearchOnTinyDags) {
   }
 }
 
+// A machine of two kinds (one fast accelerator, one 1-4x slower with half the memory in some cases):
+// the contiguous program equals exhaustive search over placements priced by the kind-aware
+// evaluator, from the heuristics' starts (the greedy's and the kinds' own splits) and from none; the
+// non-contiguous one (q = 2) is consistent and never worse; and in some cases the kinds decide the
+// answer (pricing both accelerators as the fast kind would give another).
+TEST(LatencyIp, AMachineOfTwoKindsEqualsExhaustiveSearch) {
+  int binding = 0;
+  for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+    const int n = 5 + static_cast<int>(seed % 2);
+    const bool with_memory = seed % 2 == 0;
+    const double memory = with_memory ? 60.0 : 1e18;
+    Problem p = randomDag(seed, n, DeviceSet{2, memory, static_cast<int>(seed / 2 % 2)}, with_memory);
+    p.devices.kinds = {{"fast", 1, memory}, {"slow", 1, seed % 4 == 0 ? memory / 2 : memory}};
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> slower(1, 4);
+    for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v)
+      p.graph[v].p_kinds = {p.graph[v].supportedOnAccelerator() ? p.graph[v].p_acc * slower(rng) : kInfinity};
+    ASSERT_TRUE(checkKinds(p).isOk()) << seed;
+    const double exhaustive = bruteForcePlacements(p, 1);
+    if (!std::isfinite(exhaustive)) continue;
+    double contiguous = kInfinity;
+    for (bool heuristics : {true, false}) {
+      LatencyIpOptions o = withSubgraphs(1);
+      o.heuristics = heuristics;
+      LatencyIpSolution s = solveLatencyIpDetailed(p, o);
+      ASSERT_EQ(s.result.status, SolveStatus::Optimal) << "seed " << seed << ": " << s.result.message;
+      EXPECT_NEAR(s.result.value, exhaustive, 1e-6 * exhaustive) << "seed " << seed << " heuristics " << heuristics;
+      EXPECT_TRUE(verifyLatency(p, s.result.placement).isOk()) << seed;
+      contiguous = s.result.value;
+    }
+    LatencyIpSolution two = solveLatencyIpDetailed(p, withSubgraphs(2));
+    ASSERT_EQ(two.result.status, SolveStatus::Optimal) << "seed " << seed << ": " << two.result.message;
+    expectConsistent(p, two, 2);  // its slot schedule, the evaluator's level pieces, each kind's times
+    EXPECT_LE(two.result.value, contiguous * (1 + 1e-9)) << seed;
+    const SolveResult greedy = solveLatencyGreedy(p);
+    if (greedy.status == SolveStatus::Feasible) {
+      EXPECT_TRUE(verifyLatency(p, greedy.placement).isOk()) << seed;
+    }
+    Problem alike = p;  // both accelerators priced as the fast kind
+    alike.devices.kinds.clear();
+    for (Vertex v = 0; v < boost::num_vertices(alike.graph); ++v)
+      alike.graph[v].p_kinds.clear();
+    binding += std::abs(bruteForcePlacements(alike, 1) - exhaustive) > 1e-9 * exhaustive;
+  }
+  EXPECT_GE(binding, 3);  // often the fast accelerator alone is best; here the slow one matters
+}
+
 // The same optimum on either MIP backend, q = 1 and q = 2, against exhaustive search over slots.
 TEST(LatencyIp, CbcAndGlpkFindTheSameOptima) {
   if (!mip::backendAvailable(mip::Backend::Cbc)) GTEST_SKIP() << "this build has no CBC";

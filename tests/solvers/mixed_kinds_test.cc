@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/evaluate.h"
+#include "core/latency.h"
 #include "core/problem.h"
 #include "core/replicas.h"
 #include "passes/pass_manager.h"
@@ -270,14 +271,28 @@ TEST(MixedKinds, SolversThatTreatAcceleratorsAlikeAreRefused) {
                                          "several accelerator kinds use auto, dp, dpl, ip or ip-noncontig"),
       std::string::npos)
       << slicegraph.status().message();
-  Problem latency = p;
-  latency.objective.goal = Goal::Latency;
-  PassOptions options;
-  auto refused = runPipeline(latency, defaultPipeline("auto", Goal::Latency, false), options);
-  ASSERT_FALSE(refused);
-  EXPECT_NE(refused.status().message().find("the latency objective treats every accelerator alike"),
-            std::string::npos)
-      << refused.status().message();
+}
+
+// The latency objective on a mixed machine: auto (the latency program), the greedy and the DP's split
+// answer with valid placements, and the certificate's bound (on the one-kind relaxation) stays
+// below the program's optimum.
+TEST(MixedKinds, TheLatencyObjectivePricesEachKind) {
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed + 40);
+    Problem latency = randomMixed(rng, 8, mixedDevices(1, 80, 2, 40, 1));
+    latency.objective.goal = Goal::Latency;
+    PassOptions options;
+    options.solver.time_limit = 30;
+    for (const std::string algorithm : {"auto", "greedy", "dp"}) {
+      auto solved = runPipeline(latency, defaultPipeline(algorithm, Goal::Latency, true), options);
+      ASSERT_TRUE(solved) << algorithm << ": " << solved.status().message();
+      EXPECT_TRUE(verifyLatency(solved->problem, solved->solve.placement).isOk()) << algorithm << " " << seed;
+      EXPECT_LE(solved->solve.certificate.lower, solved->solve.value * (1 + 1e-9)) << algorithm << " " << seed;
+      if (algorithm == "auto") {
+        EXPECT_EQ(solved->solve.status, SolveStatus::Optimal) << seed;
+      }
+    }
+  }
 }
 
 // The definition of a replicated pipeline (core/replicas.h), from the unreplicated evaluator: the
