@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/replicas.h"
 
@@ -65,6 +66,7 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
   const auto start = std::chrono::steady_clock::now();
   const double limit = options.solver.time_limit;
   std::vector<ReplicatedOutcome> solved;
+  std::optional<Status> infeasible;  // the first candidate found infeasible
   std::vector<SolveResult> results;
   nlohmann::ordered_json tried = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -82,12 +84,23 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
                         std::to_string(r) + " replicas of " +
                             std::to_string(replicated->devices.accelerators) + " stages"});
     }
+    const int stages = replicated->devices.accelerators;
     auto outcome = runPipelineOf(std::move(*replicated), share, control);
-    if (!outcome) return outcome.status();
+    if (!outcome) {
+      // A stage count the model does not fit (fewer accelerators hold less) is one candidate out.
+      if (!search || outcome.status().code() != StatusCode::Infeasible) return outcome.status();
+      if (!infeasible) infeasible = outcome.status();
+      tried.push_back({{"replicas", r},
+                       {"stages", stages},
+                       {"status", "infeasible"},
+                       {"why", outcome.status().message()}});
+      continue;
+    }
     tried.push_back(candidateJson(r, outcome->problem, outcome->solve));
     results.push_back(outcome->solve);
     solved.push_back({std::move(*outcome), r, {}});
   }
+  if (solved.empty()) return *infeasible;  // no stage count fits: R = 1's reason
   std::size_t best = 0;
   for (std::size_t i = 1; i < solved.size(); ++i) {
     const SolveResult& s = solved[i].outcome.solve;

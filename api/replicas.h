@@ -5,7 +5,8 @@
 // options.replicas = R > 1 solves the replicated problem; 0 ("auto") solves it for each candidate R
 // (replicaCandidates: 1, and for each stage count the largest R that forms it), each candidate with
 // an equal share of what remains of the time limit, and keeps the fastest (ties: fewer replicas,
-// which hold fewer copies of the weights). The answer's lower bound is then the least of the
+// which hold fewer copies of the weights); a candidate proven infeasible (the model does not fit
+// its fewer stages) is left out, and when every one is, R = 1's Infeasible is the answer. The answer's lower bound is then the least of the
 // candidates' bounds, since the best (S, R) is one of them: it is proven optimal over every
 // replica count only when that bound meets its value.
 #pragma once

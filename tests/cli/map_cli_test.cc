@@ -300,6 +300,17 @@ TEST_F(CliTest, ReplicasAutoKeepsTheFastestCandidate) {
   EXPECT_EQ(accelerators.size(), 8u);
   EXPECT_EQ(*accelerators.rbegin(), 7);
 
+  // Where fewer, replicated stages cannot hold the model (5 GB each, no CPU: 19.4 GB of nodes), those
+  // candidates are infeasible and the search goes on without them.
+  r = run({"partition", workload, "--accelerators", "8", "--cpus", "0", "--memory", "5e9", "--replicas", "auto", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json tight = json::parse(r.out);
+  std::map<int, std::string> status_of;
+  for (const json& c : tight["replicas"]["candidates"]) status_of[c["replicas"]] = c["status"];
+  EXPECT_EQ(status_of, (std::map<int, std::string>{{1, "optimal"}, {2, "optimal"}, {4, "infeasible"}, {8, "infeasible"}}));
+  EXPECT_EQ(tight["replicas"]["replicas"], 1);
+  EXPECT_EQ(tight["status"], "optimal");
+
   r = run({"partition", workload, "--accelerators", "8", "--replicas", "9", "-q"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("9 replicas per stage need 9 accelerators of one kind; the machine has 8"), std::string::npos)
