@@ -120,9 +120,18 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
   }
   if (options.time_unit && !(*options.time_unit > 0 && std::isfinite(*options.time_unit)))
     return usage(optionName("time-unit", naming) + " must be a positive number of seconds");
-  if (options.time_unit && options.topology.empty())
+  if (options.time_unit && options.topology.empty() && options.replicas == 1)
     return usage(optionName("time-unit", naming) + " applies to a workload on a topology (" +
-                 optionName("topology", naming) + ")");
+                 optionName("topology", naming) + ") or to replicas of a training workload (" +
+                 optionName("replicas", naming) + ")");
+  for (auto [key, value] : {std::pair{"samples-per-step", options.samples_per_step},
+                            std::pair{"allreduce-bandwidth", options.allreduce_bandwidth}}) {
+    if (value && !(*value > 0 && std::isfinite(*value)))
+      return usage(optionName(key, naming) + " must be a positive number");
+    if (value && options.replicas == 1)
+      return usage(optionName(key, naming) + " applies to replicas of a training workload (" +
+                   optionName("replicas", naming) + ")");
+  }
   if (options.map_time_limit && !(*options.map_time_limit >= 0))
     return usage(optionName("map-time-limit", naming) + " must be a number of seconds >= 0");
   for (const auto& [name, value] : options.dims) {

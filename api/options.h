@@ -59,6 +59,10 @@ struct PlaceOptions {
   // A workload on a topology (`partition --topology`): the seconds of one unit of its times, which
   // the mapping needs to add compute to transfers over the links. Unset: refused there.
   std::optional<double> time_unit;
+  // Replicas of a training workload (core/replicas.h): the samples of one step, and the bandwidth
+  // between replicas in bytes per second (unset: the narrowest route between two of the topology's
+  // devices).
+  std::optional<double> samples_per_step, allreduce_bandwidth;
 
   // Model: symbolic dimensions, shared weights, cost sources (plugin first, then profiles, then the
   // roofline model).

@@ -52,7 +52,7 @@ void widenCertificate(SolveResult& chosen, const std::vector<SolveResult>& all) 
 }  // namespace
 
 Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOptions& options,
-                                          const RunControl& control) {
+                                          const RunControl& control, const AllReduceCost* allreduce) {
   ReplicatedOutcome out;
   if (options.replicas == 1) {
     auto outcome = runPipelineOf(problem, options, control);
@@ -71,7 +71,7 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
   nlohmann::ordered_json tried = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const int r = candidates[i];
-    auto replicated = replicatedProblem(problem, r);
+    auto replicated = replicatedProblem(problem, r, allreduce);
     if (!replicated) return replicated.status();
     PlaceOptions share = options;
     if (std::isfinite(limit)) {

@@ -15,6 +15,7 @@
 
 #include "api/options.h"
 #include "api/place.h"
+#include "core/replicas.h"
 
 namespace placer::api {
 
@@ -26,8 +27,9 @@ struct ReplicatedOutcome {
   nlohmann::ordered_json report;
 };
 
+// `allreduce`: a training graph's all-reduce (core/replicas.h); null refuses one with what is missing.
 Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOptions& options,
-                                          const RunControl& control);
+                                          const RunControl& control, const AllReduceCost* allreduce = nullptr);
 
 // Renames the replicated plan's accelerators to the machine's (`devices`, unreplicated): each holds
 // its R accelerators' indices in `replicas` and is named after the first.

@@ -1,5 +1,8 @@
 #include "api/workload.h"
 
+#include <cmath>
+#include <limits>
+
 #include "api/model.h"
 #include "api/plan_mapping.h"
 #include "api/replicas.h"
@@ -88,6 +91,24 @@ Status mapWorkload(const DeviceSpec& spec, const PlaceOptions& options, const Pr
 
 }  // namespace
 
+Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options) {
+  if (!options.samples_per_step || !options.time_unit) return std::optional<AllReduceCost>();
+  double bandwidth = options.allreduce_bandwidth.value_or(0);
+  if (!options.allreduce_bandwidth && !options.topology.empty()) {
+    auto spec = resolveDevices(options, OptionNaming::Flag);
+    if (!spec) return spec.status();
+    const Topology& topology = *spec->topology;
+    bandwidth = std::numeric_limits<double>::infinity();
+    for (std::size_t a = 0; a < topology.devices.size(); ++a) {
+      for (std::size_t b = a + 1; b < topology.devices.size(); ++b)
+        bandwidth = std::min(bandwidth, topology.bandwidth(static_cast<int>(a), static_cast<int>(b)));
+    }
+  }
+  if (!(bandwidth > 0) || !std::isfinite(bandwidth)) return std::optional<AllReduceCost>();
+  return std::optional<AllReduceCost>(
+      AllReduceCost{bandwidth, *options.samples_per_step, *options.time_unit});
+}
+
 Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options,
                                         const RunControl& control) {
   std::optional<DeviceSpec> topology;
@@ -96,7 +117,9 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
     if (!spec) return spec.status();
     topology = std::move(*spec);
   }
-  auto run = runReplicated(problem, options, control);
+  auto allreduce = workloadAllReduce(options);
+  if (!allreduce) return allreduce.status();
+  auto run = runReplicated(problem, options, control, *allreduce ? &**allreduce : nullptr);
   if (!run) return run.status();
   PipelineOutcome& outcome = run->outcome;
   Partitioned out{std::move(outcome.problem), std::move(outcome.solve), std::move(outcome.log), {}};

@@ -9,6 +9,7 @@
 
 #include "api/options.h"
 #include "api/place.h"
+#include "core/replicas.h"
 #include "passes/pass_manager.h"
 
 namespace placer::api {
@@ -24,6 +25,12 @@ struct Partitioned {
   std::vector<PassRecord> log;
   nlohmann::ordered_json output;  // what `partition` prints: the split, certificate and "solver"
 };
+
+// The all-reduce of a training workload's replicas (core/replicas.h) from the options: the samples per
+// step, the seconds of its time unit, and the bandwidth given or, on a topology, its narrowest route
+// between two devices (every ring of replicas is at least that fast). Nullopt when one is missing
+// (replicatedProblem then says which); an error when the topology cannot be read.
+Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options);
 
 // Solves a workload's problem with the options' objective, algorithm and pipeline.
 Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control);

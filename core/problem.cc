@@ -358,6 +358,7 @@ Problem contractGroups(const Problem& problem, const std::vector<int>& group_of,
     to.p_acc += from.p_acc;
     to.p_cpu += from.p_cpu;
     to.memory += from.memory;
+    to.weight_bytes += from.weight_bytes;
     to.members.insert(to.members.end(), from.members.begin(), from.members.end());
     if (!from.artificial) group_artificial[group_of[v]] = false;
   }

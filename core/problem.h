@@ -52,6 +52,9 @@ struct OpNode {
   // On a machine of several accelerator kinds (DeviceSet::kinds): the time on kinds 1, 2, ... (kind
   // 0's is p_acc), finite exactly where p_acc is. Empty: p_acc on every kind.
   std::vector<double> p_kinds;
+  // The bytes of the parameters it holds, whose gradients a data-parallel replica all-reduces every
+  // training step (a workload's "weightBytes"; core/replicas.h). Contraction adds them up.
+  double weight_bytes = 0;
 
   bool supportedOnAccelerator() const { return !std::isinf(p_acc); }
   // The time per sample on an accelerator of `kind`.

@@ -31,29 +31,41 @@ int largestKind(const DeviceSet& devices) {
 
 }  // namespace
 
-Status checkReplicable(const Problem& problem) {
-  const OpGraph& g = problem.graph;
-  for (Vertex v : boost::make_iterator_range(boost::vertices(g))) {
-    if (g[v].backward) {
-      return unsupported("replicas of a training graph (" + describeNode(g, v) +
-                         " is a backward node) would all-reduce each stage's weight gradients every step, "
-                         "which needs every operator's weight bytes and the costs' time unit; this graph "
-                         "gives neither, so only --replicas 1 applies");
-    }
-  }
+Status checkReplicable(const Problem& problem, const AllReduceCost* allreduce) {
   if (problem.objective.goal == Goal::Latency) {
     return unsupported(
         "replicas raise throughput only: a single sample's latency is the same on one replica "
         "as on many (use --replicas 1 with the latency objective)");
   }
+  const OpGraph& g = problem.graph;
+  const auto vertices = boost::make_iterator_range(boost::vertices(g));
+  const auto backward =
+      std::find_if(vertices.begin(), vertices.end(), [&](Vertex v) { return g[v].backward; });
+  if (backward == vertices.end()) return Status::ok();
+  const std::string what = "replicas of a training graph (" + describeNode(g, *backward) +
+                           " is a backward node) all-reduce each stage's weight gradients every step";
+  if (!allreduce) {
+    return unsupported(what +
+                       ", which needs the samples per step (--samples-per-step), the bandwidth between "
+                       "replicas (--allreduce-bandwidth, or --topology) and the seconds of the costs' "
+                       "time unit (--time-unit)");
+  }
+  if (!(allreduce->bandwidth > 0) || !(allreduce->samples_per_step > 0) || !(allreduce->seconds_per_unit > 0))
+    return invalidInput(what + ": the bandwidth, samples per step and time unit must be positive");
+  const bool weighted =
+      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return g[v].weight_bytes > 0; });
+  if (!weighted) {
+    return unsupported(what +
+                       ", but no node gives the bytes of its weights (a workload node's \"weightBytes\")");
+  }
   return Status::ok();
 }
 
-Expected<Problem> replicatedProblem(const Problem& problem, int replicas) {
+Expected<Problem> replicatedProblem(const Problem& problem, int replicas, const AllReduceCost* allreduce) {
   if (replicas < 1)
     return invalidInput("the replica count must be at least 1 (got " + std::to_string(replicas) + ")");
   if (replicas == 1) return problem;
-  if (Status s = checkReplicable(problem); !s) return s;
+  if (Status s = checkReplicable(problem, allreduce); !s) return s;
   const int largest = largestKind(problem.devices);
   if (replicas > largest) {
     return invalidInput(std::to_string(replicas) + " replicas per stage need " + std::to_string(replicas) +
@@ -62,11 +74,21 @@ Expected<Problem> replicatedProblem(const Problem& problem, int replicas) {
   Problem out = problem;
   out.devices = replicatedDevices(problem.devices, replicas);
   const double r = replicas;
+  // A training step's all-reduce per sample and weight byte, in the problem's time unit.
+  double per_byte = 0;
+  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
+  const bool training =
+      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
+  if (allreduce && training) {
+    per_byte =
+        2 * (r - 1) / r / (allreduce->bandwidth * allreduce->samples_per_step) / allreduce->seconds_per_unit;
+  }
   for (Vertex v : boost::make_iterator_range(boost::vertices(out.graph))) {
     OpNode& node = out.graph[v];
-    node.p_acc /= r;  // +inf stays +inf
+    const double allreduced = node.weight_bytes * per_byte;
+    node.p_acc = node.p_acc / r + allreduced;  // +inf stays +inf
     for (double& t : node.p_kinds)
-      t /= r;
+      t = t / r + allreduced;
   }
   for (Net& net : out.nets)
     net.cost /= r;

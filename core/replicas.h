@@ -11,10 +11,15 @@
 // times and cpu_costs unchanged. Every solver, bound and certificate then applies to it as it is,
 // and its max-load is the replicated pipeline's time per sample.
 //
-// Training is not transformed: a replicated training stage also all-reduces its weights' gradients
-// over its replicas every step, which needs each operator's weight bytes and the time unit of the
-// costs, and neither is known for the graphs that have backward nodes here (the workload format
-// gives neither). Single-sample latency is not transformed either: replicas raise throughput only.
+// Training (a graph with backward nodes): the replicas of a stage also all-reduce its weights'
+// gradients once per step of N samples, a ring all-reduce moving 2(R-1)/R of the stage's weight
+// bytes P over links of bandwidth B (Parmesan's c_AR, latency terms left out): per sample, each
+// replica's time is the stage's / R plus 2(R-1)/R · P / (B·N). That is linear in the weight bytes
+// of the stage's nodes (OpNode::weight_bytes), so node v's accelerator time becomes p_acc / R +
+// 2(R-1)/R · w_v / (B·N), in the problem's time unit (AllReduceCost gives the seconds of one), and
+// the transformed problem is still exact. Without an AllReduceCost, or where no node has weight
+// bytes, a training graph is refused with what is missing. Single-sample latency is not transformed:
+// replicas raise throughput only.
 #pragma once
 
 #include <vector>
@@ -24,14 +29,22 @@
 
 namespace placer {
 
-// Whether replicas apply to `problem`: Unsupported for a graph with backward nodes or the latency
-// objective, with the reason.
-Status checkReplicable(const Problem& problem);
+// A training step's all-reduce (above): B (bytes per second between replicas), N (samples per step)
+// and the seconds of one unit of the problem's times.
+struct AllReduceCost {
+  double bandwidth = 0;
+  double samples_per_step = 0;
+  double seconds_per_unit = 1;
+};
+
+// Whether replicas apply to `problem`: Unsupported for the latency objective, and for a training
+// graph without `allreduce` or without weight bytes, with the reason.
+Status checkReplicable(const Problem& problem, const AllReduceCost* allreduce = nullptr);
 
 // `problem` with `replicas` replicas per accelerator stage (see above); replicas = 1 is `problem`.
-// InvalidInput when replicas < 1 or no kind has `replicas` accelerators; Unsupported for a graph
-// with backward nodes or the latency objective, with the reason.
-Expected<Problem> replicatedProblem(const Problem& problem, int replicas);
+// InvalidInput when replicas < 1 or no kind has `replicas` accelerators; Unsupported as
+// checkReplicable says.
+Expected<Problem> replicatedProblem(const Problem& problem, int replicas, const AllReduceCost* allreduce = nullptr);
 
 // The replica counts worth trying on `devices`, ascending: for each number of stages the machine can
 // form, the largest R that forms it (fewer replicas with as many stages is never faster). 1 first.

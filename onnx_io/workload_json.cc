@@ -222,6 +222,7 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     if (Status s = f.nonNegative("cpuLatency", op.p_cpu, true); !s) return s;
     if (Status s = f.nonNegative("fpgaLatency", op.p_acc, true); !s) return s;
     if (Status s = f.nonNegative("size", op.memory, false); !s) return s;
+    if (Status s = f.nonNegative("weightBytes", op.weight_bytes, false); !s) return s;
     if (Status s = f.flag("supportedOnFpga", supported, true); !s) return s;
     if (Status s = f.flag("isBackwardNode", backward, false); !s) return s;
     if (node.contains("colorClass")) {
@@ -390,6 +391,7 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
                             {"isBackwardNode", node.backward ? 1 : 0},
                             {"colorClass", node.colocation ? *node.colocation : next_class++},
                             {"size", node.memory}});
+    if (node.weight_bytes > 0) out["nodes"].back()["weightBytes"] = node.weight_bytes;
   }
   out["edges"] = nlohmann::ordered_json::array();
   for (Vertex v = 0; v < n; ++v) {

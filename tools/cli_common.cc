@@ -314,6 +314,14 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!v || !(*v > 0)) return "--time-unit must be a positive number of seconds (got '" + it->second + "')";
     options.time_unit = *v;
   }
+  for (auto [key, target] : {std::pair{"samples-per-step", &options.samples_per_step},
+                             std::pair{"allreduce-bandwidth", &options.allreduce_bandwidth}}) {
+    if (auto it = args.values.find(key); it != args.values.end()) {
+      auto v = parseNumber(it->second);
+      if (!v || !(*v > 0)) return "--" + std::string(key) + " must be a positive number (got '" + it->second + "')";
+      *target = *v;
+    }
+  }
   if (auto it = args.values.find("map-time-limit"); it != args.values.end()) {
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--map-time-limit must be a number of seconds >= 0";

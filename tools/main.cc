@@ -117,10 +117,10 @@ Options:
                           (default 2)
   --gpipe                 training throughput as max FW + max BW (GPipe schedule, App. A) instead
                           of max (FW + BW); needs ip or ip-noncontig
-  --replicas auto|R       run each accelerator stage on R accelerators (data parallel, inference
-                          graphs): the accelerators form floor(K/R) stages, each replica takes every
-                          R-th sample, so a stage's time per sample is its load / R and its memory is
-                          each replica's. auto tries every stage count with the most replicas that
+  --replicas auto|R       run each accelerator stage on R accelerators (data parallel): the
+                          accelerators form floor(K/R) stages, each replica takes every R-th sample,
+                          so a stage's time per sample is its load / R (a training workload's adds
+                          its all-reduce: --samples-per-step) and its memory is each replica's. auto tries every stage count with the most replicas that
                           form it (sharing the time limit) and keeps the fastest; the output's
                           "replicas" lists them. Default 1
   --topology FILE|PRESET  the machine as a topology (as for place): its accelerator count and
@@ -128,8 +128,15 @@ Options:
                           devices over its links (the output's "mapping"; each accelerator names its
                           "device"). Needs --time-unit; a machine of several kinds is refused
   --time-unit S           the seconds of one unit of the workload's times (its times have no stated
-                          unit; the mapping adds compute to link transfers in seconds). The edges'
-                          "size" gives each tensor's bytes
+                          unit; the mapping adds compute to link transfers in seconds, replicas of
+                          a training workload add their all-reduce). The edges' "size" gives each
+                          tensor's bytes
+  --samples-per-step N, --allreduce-bandwidth B
+                          replicas of a training workload: each replica also all-reduces its
+                          stage's weight gradients (the nodes' "weightBytes") once per step of N
+                          samples over links of B bytes/s (default with --topology: its narrowest
+                          route between two devices): 2(R-1)/R x bytes / (B N) seconds per sample
+                          added to the stage's time / R. Needs --time-unit
   --map optimal|consecutive, --map-cost p2p|allreduce|auto, --map-time-limit S
                           the mapping search, as for place
   --overlap none|max|duplex
@@ -210,7 +217,11 @@ int runPartition(const Args& args) {
                       "partition");
   }
   if (options.replicas != 1) {
-    if (Status s = checkReplicable(problem); !s) return usageError(workload + ": " + s.message(), "partition");
+    auto allreduce = api::workloadAllReduce(options);
+    if (!allreduce) return fail(allreduce.status());
+    if (Status s = checkReplicable(problem, *allreduce ? &**allreduce : nullptr); !s) {
+      return s.code() == StatusCode::Unsupported ? usageError(workload + ": " + s.message(), "partition") : fail(s);
+    }
   }
 
   api::RunControl control;
@@ -373,7 +384,8 @@ std::vector<Command> commands() {
   partition.insert(partition.end(),
                    {{"pipeline", true}, {"gpipe", false}, {"verify-each", false}, {"log", false},
                     {"pass-plugin", true, true}, {"replicas", true}, {"topology", true}, {"time-unit", true},
-                    {"map", true}, {"map-cost", true}, {"map-time-limit", true}});
+                    {"map", true}, {"map-cost", true}, {"map-time-limit", true}, {"samples-per-step", true},
+                    {"allreduce-bandwidth", true}});
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
   evaluate.push_back({"objective", true});

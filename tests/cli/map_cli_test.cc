@@ -323,6 +323,41 @@ TEST_F(CliTest, ReplicasAutoKeepsTheFastestCandidate) {
   EXPECT_EQ(run({"partition", workload, "--replicas", "0"}).exit_code, 2);
 }
 
+// Replicas of a training workload: forward a (1 ms, 1 GB of weights) -> b (1 ms), backward b' (2 ms)
+// -> a' (2 ms), on two accelerators. Two replicas of one stage: (1 + 1 + 2 + 2) / 2 = 3 ms per sample,
+// plus the ring all-reduce of a's gradients, 2·(2-1)/2 · 1 GB at 10 GB/s once per step of 10
+// samples = 10 ms per sample: 13 ms. Two stages of one replica take 3 ms each, so auto keeps those.
+TEST_F(CliTest, TrainingReplicasAddTheirAllReduce) {
+  const std::string workload = write("training.json", R"({"maxSizePerFPGA": 1e10, "maxFPGAs": 2, "maxCPUs": 0,
+    "nodes": [
+      {"id": 0, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 0, "size": 0, "weightBytes": 1e9},
+      {"id": 1, "cpuLatency": 9, "fpgaLatency": 1, "isBackwardNode": 0, "colorClass": 1, "size": 0},
+      {"id": 2, "cpuLatency": 9, "fpgaLatency": 2, "isBackwardNode": 1, "colorClass": 1, "size": 0},
+      {"id": 3, "cpuLatency": 9, "fpgaLatency": 2, "isBackwardNode": 1, "colorClass": 0, "size": 0}],
+    "edges": [{"sourceId": 0, "destId": 1, "cost": 0}, {"sourceId": 1, "destId": 2, "cost": 0},
+              {"sourceId": 2, "destId": 3, "cost": 0}]})");
+  const std::vector<std::string> step{"--samples-per-step", "10", "--allreduce-bandwidth", "1e10", "--time-unit", "1e-3",
+                                      "-q"};
+  auto partition = [&](const std::string& replicas) {
+    std::vector<std::string> args{"partition", workload, "--replicas", replicas};
+    args.insert(args.end(), step.begin(), step.end());
+    RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out.empty() ? "{}" : r.out);
+  };
+  const json two = partition("2");
+  EXPECT_DOUBLE_EQ(two["maxLoad"].get<double>(), 13.0);
+  EXPECT_EQ(two["fpgas"][0]["replicas"], json::array({0, 1}));
+  const json best = partition("auto");
+  EXPECT_DOUBLE_EQ(best["maxLoad"].get<double>(), 3.0);
+  EXPECT_EQ(best["replicas"]["replicas"], 1);
+  EXPECT_DOUBLE_EQ(best["replicas"]["candidates"][1]["value"].get<double>(), 13.0);
+  // Without the step's figures: refused before any solve, naming them.
+  RunResult r = run({"partition", workload, "--replicas", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--samples-per-step"), std::string::npos) << r.err;
+}
+
 // place --replicas 2 on four accelerators: two stages of two replicas, every replica's device named
 // in the report, the stage manifest and Triton's instance groups.
 TEST_F(CliTest, PlaceWithReplicasNamesEveryReplica) {
