@@ -1,5 +1,6 @@
 #include "api/plan_mapping.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -58,7 +59,11 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   MappingRequest request;
   request.graph = stageGraphOf(problem, device_of, eval, plan, replicas);
   request.replicas = replicas;
-  request.cost = options.map_cost;
+  // Inference replicas exchange no gradients: auto prices them point to point.
+  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
+  const bool training =
+      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
+  request.cost = options.map_cost == MapCost::Auto && !training ? MapCost::PointToPoint : options.map_cost;
   request.threads = options.solver.threads;
   // On a mixed machine each accelerator's Topology kind: a stage runs on a device of the kind it was
   // placed for.

@@ -61,8 +61,12 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
     return out;
   }
   const bool search = options.replicas == 0;
+  // A training graph's all-reduce grows with R: every R is a candidate there.
+  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
+  const bool training =
+      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
   const std::vector<int> candidates =
-      search ? replicaCandidates(problem.devices) : std::vector<int>{options.replicas};
+      search ? replicaCandidates(problem.devices, training) : std::vector<int>{options.replicas};
   const auto start = std::chrono::steady_clock::now();
   const double limit = options.solver.time_limit;
   std::vector<ReplicatedOutcome> solved;

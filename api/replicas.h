@@ -3,7 +3,8 @@
 // inference pipeline is exactly a smaller machine with faster accelerators).
 //
 // options.replicas = R > 1 solves the replicated problem; 0 ("auto") solves it for each candidate R
-// (replicaCandidates: 1, and for each stage count the largest R that forms it), each candidate with
+// (replicaCandidates: 1, and for each stage count the largest R that forms it; every R for a training
+// graph, whose all-reduce grows with R), each candidate with
 // an equal share of what remains of the time limit, and keeps the fastest (ties: fewer replicas,
 // which hold fewer copies of the weights); a candidate proven infeasible (the model does not fit
 // its fewer stages) is left out, and when every one is, R = 1's Infeasible is the answer. The answer's lower bound is then the least of the

@@ -55,18 +55,21 @@ Expected<DeviceSpec> workloadTopology(Problem& problem, const PlaceOptions& opti
 // The solved workload's stages mapped onto the topology's devices (as place --topology maps a
 // model's): the times in seconds (× the time unit), the tensors' bytes from the edges' "size". The
 // output's accelerators each name their device ("device", and with replicas "replica_devices"), and
-// "mapping" holds the mapping's account.
+// "mapping" holds the mapping's account. `problem` is the workload's as given (with replicas, the
+// solve's device set): its times, not the replicated ones, which hold a training step's all-reduce
+// that the mapping prices itself; each is divided by R, as the replicated stage's share.
 Status mapWorkload(const DeviceSpec& spec, const PlaceOptions& options, const Problem& problem,
-                   const SolveResult& solve, int replicas, const RunControl& control,
-                   nlohmann::ordered_json& output) {
+                   const DeviceSet& solved_devices, const SolveResult& solve, int replicas,
+                   const RunControl& control, nlohmann::ordered_json& output) {
   Problem seconds = problem;
-  const double unit = *options.time_unit;
+  seconds.devices = solved_devices;
+  const double unit = *options.time_unit, share = unit / replicas;
   for (Vertex v = 0; v < boost::num_vertices(seconds.graph); ++v) {
-    seconds.graph[v].p_acc *= unit;
+    seconds.graph[v].p_acc *= share;
     seconds.graph[v].p_cpu *= unit;
   }
   for (Net& net : seconds.nets) {
-    net.cost *= unit;
+    net.cost *= share;
     net.cpu_cost *= unit;
   }
   const Evaluation eval = evaluateThroughput(seconds, solve.placement.device_of);
@@ -141,7 +144,8 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
   }
   if (topology) {
     if (Status s =
-            mapWorkload(*topology, options, out.problem, out.solve, run->replicas, control, out.output);
+            mapWorkload(*topology, options, problem, out.problem.devices, out.solve, run->replicas, control,
+                        out.output);
         !s)
       return s;
   }

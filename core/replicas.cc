@@ -95,7 +95,7 @@ Expected<Problem> replicatedProblem(const Problem& problem, int replicas, const 
   return out;
 }
 
-std::vector<int> replicaCandidates(const DeviceSet& devices) {
+std::vector<int> replicaCandidates(const DeviceSet& devices, bool every) {
   std::vector<int> out;
   std::vector<int> previous;  // the stage counts per kind of the last candidate kept
   for (int r = largestKind(devices); r >= 1; --r) {
@@ -103,7 +103,7 @@ std::vector<int> replicaCandidates(const DeviceSet& devices) {
     std::vector<int> stages;
     for (int k = 0; k < d.kindCount(); ++k)
       stages.push_back(d.kindSize(k));
-    if (stages == previous) continue;  // as many stages with more replicas: r is never better
+    if (stages == previous && !every) continue;  // as many stages with more replicas: r is never better
     previous = stages;
     out.push_back(r);
   }

@@ -46,9 +46,10 @@ Status checkReplicable(const Problem& problem, const AllReduceCost* allreduce = 
 // checkReplicable says.
 Expected<Problem> replicatedProblem(const Problem& problem, int replicas, const AllReduceCost* allreduce = nullptr);
 
-// The replica counts worth trying on `devices`, ascending: for each number of stages the machine can
-// form, the largest R that forms it (fewer replicas with as many stages is never faster). 1 first.
-std::vector<int> replicaCandidates(const DeviceSet& devices);
+// The replica counts worth trying on `devices`, ascending, 1 first: for each number of stages the
+// machine can form, the largest R that forms it (fewer replicas with as many stages is never faster
+// in inference); with `every` (training, whose all-reduce grows with R) every R that forms a stage.
+std::vector<int> replicaCandidates(const DeviceSet& devices, bool every = false);
 
 // The accelerators (of `devices`, the unreplicated machine) that run the `replicas` replicas of
 // accelerator `accelerator` of the replicated machine: its kind's accelerators, R consecutive ones

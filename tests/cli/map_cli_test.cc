@@ -377,6 +377,11 @@ TEST_F(CliTest, PlaceWithReplicasNamesEveryReplica) {
   }
   ASSERT_EQ(replicas.size(), 2u);
   EXPECT_EQ(devices, (std::set<std::string>{"gpu:0", "gpu:1", "gpu:2", "gpu:3"}));
+  // On a topology an inference model's replicas are mapped point to point: they exchange no gradients.
+  r = run({"place", model("resnet50_light.onnx"), "--topology", "dgx1-8xv100-nvlink", "--cpus", "0", "--replicas",
+           "2", "--report", (work_ / "mapped.json").string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(slurp(work_ / "mapped.json"))["mapping"]["cost"], "p2p");
   const json manifest = json::parse(slurp(stages / "pipeline.json"));
   for (std::size_t k = 0; k < replicas.size(); ++k) {
     EXPECT_EQ(manifest["stages"][k]["replica_devices"], replicas[k]);

@@ -29,8 +29,10 @@ ort_scratch topology
 
 failed=0
 for model in "$@"; do
-  # The last run: the DGX-1's eight V100s as four stages of two replicas each.
-  for run in dgx1-8xv100-nvlink "$tmp/cluster.json" mixed-2xa100-2xv100 "dgx1-8xv100-nvlink 2"; do
+  # The last run (the first model only): the DGX-1's eight V100s as four stages of two replicas each.
+  runs=(dgx1-8xv100-nvlink "$tmp/cluster.json" mixed-2xa100-2xv100)
+  [ "$model" = "$1" ] && runs+=("dgx1-8xv100-nvlink 2")
+  for run in "${runs[@]}"; do
     machine=${run% 2}
     replicas=1
     [ "$machine" != "$run" ] && replicas=2

@@ -38,7 +38,10 @@ Problem randomDag(std::uint32_t seed, int n, DeviceSet devices, bool with_memory
   GraphBuilder b(devices);
   for (int v = 0; v < n; ++v) {
     const double p_acc = cost(rng);
-    b.node(p_acc, p_acc * speedup(rng), with_memory ? mem(rng) : 0);
+    // One draw per statement: a call's argument order is unspecified (GCC and clang differ).
+    const double memory = with_memory ? mem(rng) : 0;
+    const double p_cpu = p_acc * speedup(rng);
+    b.node(p_acc, p_cpu, memory);
   }
   std::vector<double> out_cost(n);
   for (int v = 0; v < n; ++v)
@@ -211,11 +214,12 @@ TEST(LatencyIp, ContiguousEqualsExhaustiveSearchOnTinyDags) {
   }
 }
 
-// A machine of two kinds (one fast accelerator, one 1-4x slower with half the memory in some cases):
+// A machine of two kinds (one accelerator each; b 0.3-3x a's time per node, with half the memory in
+// some cases):
 // the contiguous program equals exhaustive search over placements priced by the kind-aware
 // evaluator, from the heuristics' starts (the greedy's and the kinds' own splits) and from none; the
 // non-contiguous one (q = 2) is consistent and never worse; and in some cases the kinds decide the
-// answer (pricing both accelerators as the fast kind would give another).
+// answer (pricing both accelerators as kind a would give another).
 TEST(LatencyIp, AMachineOfTwoKindsEqualsExhaustiveSearch) {
   int binding = 0;
   for (std::uint32_t seed = 1; seed <= 16; ++seed) {
@@ -223,11 +227,11 @@ TEST(LatencyIp, AMachineOfTwoKindsEqualsExhaustiveSearch) {
     const bool with_memory = seed % 2 == 0;
     const double memory = with_memory ? 60.0 : 1e18;
     Problem p = randomDag(seed, n, DeviceSet{2, memory, static_cast<int>(seed / 2 % 2)}, with_memory);
-    p.devices.kinds = {{"fast", 1, memory}, {"slow", 1, seed % 4 == 0 ? memory / 2 : memory}};
+    p.devices.kinds = {{"a", 1, memory}, {"b", 1, seed % 4 == 0 ? memory / 2 : memory}};
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> slower(1, 4);
+    std::uniform_real_distribution<double> ratio(0.3, 3);  // b is faster on some nodes, slower on others
     for (Vertex v = 0; v < boost::num_vertices(p.graph); ++v)
-      p.graph[v].p_kinds = {p.graph[v].supportedOnAccelerator() ? p.graph[v].p_acc * slower(rng) : kInfinity};
+      p.graph[v].p_kinds = {p.graph[v].supportedOnAccelerator() ? p.graph[v].p_acc * ratio(rng) : kInfinity};
     ASSERT_TRUE(checkKinds(p).isOk()) << seed;
     const double exhaustive = bruteForcePlacements(p, 1);
     if (!std::isfinite(exhaustive)) continue;
@@ -249,13 +253,13 @@ TEST(LatencyIp, AMachineOfTwoKindsEqualsExhaustiveSearch) {
     if (greedy.status == SolveStatus::Feasible) {
       EXPECT_TRUE(verifyLatency(p, greedy.placement).isOk()) << seed;
     }
-    Problem alike = p;  // both accelerators priced as the fast kind
+    Problem alike = p;  // both accelerators priced as kind a
     alike.devices.kinds.clear();
     for (Vertex v = 0; v < boost::num_vertices(alike.graph); ++v)
       alike.graph[v].p_kinds.clear();
     binding += std::abs(bruteForcePlacements(alike, 1) - exhaustive) > 1e-9 * exhaustive;
   }
-  EXPECT_GE(binding, 3);  // often the fast accelerator alone is best; here the slow one matters
+  EXPECT_GE(binding, 4);  // 5 of the 11 feasible instances
 }
 
 // The same optimum on either MIP backend, q = 1 and q = 2, against exhaustive search over slots.

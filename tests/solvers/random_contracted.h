@@ -19,7 +19,11 @@ inline Problem randomContracted(std::mt19937& rng, int n, bool training, DeviceS
   GraphBuilder b(devices);
   for (int v = 0; v < n; ++v) {
     const double p = cost(rng);
-    b.node(p, p * (1.5 + cost(rng) / 3), mem(rng));
+    // Each draw in a statement of its own: the order of a call's arguments is unspecified (GCC and
+    // clang differ), and the instances must not depend on the compiler.
+    const double memory = mem(rng);
+    const double cpu = p * (1.5 + cost(rng) / 3);
+    b.node(p, cpu, memory);
     if (rng() % 9 == 0) b.unsupported(v);
     if (training) b.colocate(v, v);
   }
@@ -30,17 +34,22 @@ inline Problem randomContracted(std::mt19937& rng, int n, bool training, DeviceS
   }
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  auto edge = [&](int u, int v) {
+    const double cpu_cost = comm(rng) / 2;
+    const double transfer = comm(rng);
+    b.edge(u, v, transfer, cpu_cost);
+  };
   for (auto [u, v] : edges)
-    b.edge(u, v, comm(rng), comm(rng) / 2);
+    edge(u, v);
   if (training) {
     for (int v = 0; v < n; ++v) {
       const double p = cost(rng);
       b.node(2 * p, 3 * p, mem(rng) / 4);
       b.backward(n + v).colocate(n + v, v);
-      b.edge(v, n + v, comm(rng), comm(rng) / 2);
+      edge(v, n + v);
     }
     for (auto [u, v] : edges) {
-      b.edge(n + v, n + u, comm(rng), comm(rng) / 2);
+      edge(n + v, n + u);
       if (rng() % 2 == 0) b.edge(u, n + v, comm(rng));
     }
   }
