@@ -120,9 +120,10 @@ Options:
   --replicas auto|R       run each accelerator stage on R accelerators (data parallel): the
                           accelerators form floor(K/R) stages, each replica takes every R-th sample,
                           so a stage's time per sample is its load / R (a training workload's adds
-                          its all-reduce: --samples-per-step) and its memory is each replica's. auto tries every stage count with the most replicas that
-                          form it (sharing the time limit) and keeps the fastest; the output's
-                          "replicas" lists them. Default 1
+                          its all-reduce: --samples-per-step) and its memory is each replica's.
+                          auto tries every stage count with the most replicas that form it (every
+                          R for training), sharing the time limit, and keeps the fastest; the
+                          output's "replicas" lists them. Default 1
   --topology FILE|PRESET  the machine as a topology (as for place): its accelerator count and
                           memory replace the workload's, and the solved stages are mapped onto its
                           devices over its links (the output's "mapping"; each accelerator names its
