@@ -399,6 +399,7 @@ Expected<nlohmann::ordered_json> workloadToJson(const Problem& problem) {
     for (Vertex s : net_of[v]->sinks) {
       nlohmann::ordered_json edge{{"sourceId", v}, {"destId", s}, {"cost", net_of[v]->cost}};
       if (net_of[v]->cpu_cost != 0) edge["cpuCost"] = net_of[v]->cpu_cost;
+      if (net_of[v]->bytes > 0) edge["size"] = net_of[v]->bytes;  // for partition --topology
       out["edges"].push_back(std::move(edge));
     }
   }

@@ -184,7 +184,8 @@ const char* const kExportWorkloadHelp =
 
 Writes the placement problem of a model in the workload format of Tarnawski et al. (the format
 `partition` reads), so the same problem can be solved by `partition` or by other tools. Times are in
-seconds, sizes in bytes; an operator with several outputs gets one zero-cost node per output,
+seconds, sizes in bytes (each edge's "size": its tensor's, which partition --topology moves over the
+links, with --time-unit 1); an operator with several outputs gets one zero-cost node per output,
 colocated with it, so each tensor's transfer is still paid once.
 
 Options:

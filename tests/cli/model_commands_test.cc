@@ -133,6 +133,26 @@ TEST_F(CliTest, ExportedWorkloadHasTheSameOptimum) {
                 json::parse(placed.out)["max_load_seconds"].get<double>(), 1e-12)
         << name;
   }
+  // On a topology: the exported edges keep their tensors' bytes, so the workload (its times in
+  // seconds) maps onto the DGX-1's links as the model does.
+  const std::string workload = (work_ / "t.json").string();
+  const std::string report = (work_ / "report.json").string();
+  RunResult exported =
+      run({"export-workload", model("resnet50_light.onnx"), "--devices", "dgx1-8xv100-nvlink", "-o", workload, "-q"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  RunResult partitioned =
+      run({"partition", workload, "--topology", "dgx1-8xv100-nvlink", "--time-unit", "1", "-q"});
+  ASSERT_EQ(partitioned.exit_code, 0) << partitioned.err;
+  RunResult placed =
+      run({"place", model("resnet50_light.onnx"), "--topology", "dgx1-8xv100-nvlink", "--report", report, "-q"});
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  const json from_workload = json::parse(partitioned.out), from_model = json::parse(slurp(report));
+  EXPECT_NEAR(from_workload["maxLoad"].get<double>(), from_model["max_load_seconds"].get<double>(), 1e-12);
+  EXPECT_NEAR(from_workload["mapping"]["maxStageTime"].get<double>(),
+              from_model["mapping"]["maxStageTime"].get<double>(), 1e-12);
+  EXPECT_EQ(from_workload["mapping"]["mapping"], from_model["mapping"]["mapping"]);
+  EXPECT_EQ(from_workload["mapping"]["stageGraph"]["edges"], from_model["mapping"]["stageGraph"]["edges"]);
+  EXPECT_FALSE(from_model["mapping"]["stageGraph"]["edges"].empty());  // tensors cross the links
 }
 
 TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
