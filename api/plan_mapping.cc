@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/mapping.h"
+#include "core/shared_weights.h"
 
 namespace placer::api {
 
@@ -60,16 +61,16 @@ Expected<nlohmann::ordered_json> mapPlanOntoTopology(const DeviceSpec& spec, con
   request.graph = stageGraphOf(problem, device_of, eval, plan, replicas);
   request.replicas = replicas;
   // Inference replicas exchange no gradients: auto prices them point to point.
-  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
-  const bool training =
-      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
-  request.cost = options.map_cost == MapCost::Auto && !training ? MapCost::PointToPoint : options.map_cost;
+  request.cost =
+      options.map_cost == MapCost::Auto && !isTraining(problem) ? MapCost::PointToPoint : options.map_cost;
   request.threads = options.solver.threads;
   // On a mixed machine each accelerator's Topology kind: a stage runs on a device of the kind it was
   // placed for.
   const DeviceSet& devices = problem.devices;
   const std::vector<int> used_kinds = spec.usedKinds();
-  auto topologyKind = [&](int accelerator) { return devices.mixed() ? used_kinds[devices.kindOf(accelerator)] : -1; };
+  auto topologyKind = [&](int accelerator) {
+    return devices.mixed() ? used_kinds[devices.kindOf(accelerator)] : -1;
+  };
   if (devices.mixed()) {
     for (const PlannedStage& stage : plan.stages) {
       if (plan.devices[stage.device].accelerator) request.graph.kind.push_back(topologyKind(stage.device));

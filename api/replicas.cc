@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/replicas.h"
+#include "core/shared_weights.h"
 
 namespace placer::api {
 
@@ -27,13 +28,14 @@ nlohmann::ordered_json candidateJson(int replicas, const Problem& problem, const
       {"bound", solve.certificate.lower}};
 }
 
-// The chosen candidate's certificate widened to every candidate: no (S, R) beats the least bound.
-void widenCertificate(SolveResult& chosen, const std::vector<SolveResult>& all) {
+// The chosen candidate's certificate widened to every candidate solved (`chosen` among them): no
+// (S, R) beats the least bound.
+void widenCertificate(SolveResult& chosen, const std::vector<ReplicatedOutcome>& all) {
   double lower = std::numeric_limits<double>::infinity();
   double any_lower = std::numeric_limits<double>::infinity();
-  for (const SolveResult& s : all) {
-    lower = std::min(lower, s.certificate.lower);
-    any_lower = std::min(any_lower, s.certificate.any_lower);
+  for (const ReplicatedOutcome& candidate : all) {
+    lower = std::min(lower, candidate.outcome.solve.certificate.lower);
+    any_lower = std::min(any_lower, candidate.outcome.solve.certificate.any_lower);
   }
   Certificate& c = chosen.certificate;
   if (lower < c.lower) c.method += " (the least over the replica counts)";
@@ -62,16 +64,12 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
   }
   const bool search = options.replicas == 0;
   // A training graph's all-reduce grows with R: every R is a candidate there.
-  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
-  const bool training =
-      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
   const std::vector<int> candidates =
-      search ? replicaCandidates(problem.devices, training) : std::vector<int>{options.replicas};
+      search ? replicaCandidates(problem.devices, isTraining(problem)) : std::vector<int>{options.replicas};
   const auto start = std::chrono::steady_clock::now();
   const double limit = options.solver.time_limit;
   std::vector<ReplicatedOutcome> solved;
   std::optional<Status> infeasible;  // the first candidate found infeasible
-  std::vector<SolveResult> results;
   nlohmann::ordered_json tried = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const int r = candidates[i];
@@ -101,7 +99,6 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
       continue;
     }
     tried.push_back(candidateJson(r, outcome->problem, outcome->solve));
-    results.push_back(outcome->solve);
     solved.push_back({std::move(*outcome), r, {}});
   }
   if (solved.empty()) return *infeasible;  // no stage count fits: R = 1's reason
@@ -111,8 +108,9 @@ Expected<ReplicatedOutcome> runReplicated(const Problem& problem, const PlaceOpt
     const SolveResult& b = solved[best].outcome.solve;
     if (hasPlacement(s) && (!hasPlacement(b) || s.value < b.value * (1 - 1e-12))) best = i;
   }
+  if (search && hasPlacement(solved[best].outcome.solve))
+    widenCertificate(solved[best].outcome.solve, solved);
   out = std::move(solved[best]);
-  if (search && hasPlacement(out.outcome.solve)) widenCertificate(out.outcome.solve, results);
   out.report = {{"replicas", out.replicas},
                 {"stages", out.outcome.problem.devices.accelerators},
                 {"chosen", search ? "auto: the fastest of the candidates (ties: fewer replicas)" : "given"}};

@@ -94,17 +94,23 @@ Status mapWorkload(const DeviceSpec& spec, const PlaceOptions& options, const Pr
 
 }  // namespace
 
-Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options) {
+Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options,
+                                                         const DeviceSpec* topology) {
   if (!options.samples_per_step || !options.time_unit) return std::optional<AllReduceCost>();
   double bandwidth = options.allreduce_bandwidth.value_or(0);
   if (!options.allreduce_bandwidth && !options.topology.empty()) {
-    auto spec = resolveDevices(options, OptionNaming::Flag);
-    if (!spec) return spec.status();
-    const Topology& topology = *spec->topology;
+    std::optional<DeviceSpec> resolved;
+    if (!topology) {
+      auto spec = resolveDevices(options, OptionNaming::Flag);
+      if (!spec) return spec.status();
+      resolved = std::move(*spec);
+      topology = &*resolved;
+    }
+    const Topology& machine = *topology->topology;
     bandwidth = std::numeric_limits<double>::infinity();
-    for (std::size_t a = 0; a < topology.devices.size(); ++a) {
-      for (std::size_t b = a + 1; b < topology.devices.size(); ++b)
-        bandwidth = std::min(bandwidth, topology.bandwidth(static_cast<int>(a), static_cast<int>(b)));
+    for (std::size_t a = 0; a < machine.devices.size(); ++a) {
+      for (std::size_t b = a + 1; b < machine.devices.size(); ++b)
+        bandwidth = std::min(bandwidth, machine.bandwidth(static_cast<int>(a), static_cast<int>(b)));
     }
   }
   if (!(bandwidth > 0) || !std::isfinite(bandwidth)) return std::optional<AllReduceCost>();
@@ -120,7 +126,7 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
     if (!spec) return spec.status();
     topology = std::move(*spec);
   }
-  auto allreduce = workloadAllReduce(options);
+  auto allreduce = workloadAllReduce(options, topology ? &*topology : nullptr);
   if (!allreduce) return allreduce.status();
   auto run = runReplicated(problem, options, control, *allreduce ? &**allreduce : nullptr);
   if (!run) return run.status();
@@ -143,9 +149,8 @@ Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& opt
     out.output["replicas"] = std::move(run->report);
   }
   if (topology) {
-    if (Status s =
-            mapWorkload(*topology, options, problem, out.problem.devices, out.solve, run->replicas, control,
-                        out.output);
+    if (Status s = mapWorkload(*topology, options, problem, out.problem.devices, out.solve, run->replicas,
+                               control, out.output);
         !s)
       return s;
   }

@@ -28,12 +28,15 @@ struct Partitioned {
 
 // The all-reduce of a training workload's replicas (core/replicas.h) from the options: the samples per
 // step, the seconds of its time unit, and the bandwidth given or, on a topology, its narrowest route
-// between two devices (every ring of replicas is at least that fast). Nullopt when one is missing
-// (replicatedProblem then says which); an error when the topology cannot be read.
-Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options);
+// between two devices (every ring of replicas is at least that fast): `topology` when the caller has
+// resolved it, else read from options.topology. Nullopt when one is missing (replicatedProblem then
+// says which); an error when the topology cannot be read.
+Expected<std::optional<AllReduceCost>> workloadAllReduce(const PlaceOptions& options,
+                                                         const DeviceSpec* topology = nullptr);
 
 // Solves a workload's problem with the options' objective, algorithm and pipeline.
-Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options, const RunControl& control);
+Expected<Partitioned> partitionWorkload(Problem problem, const PlaceOptions& options,
+                                        const RunControl& control);
 
 // "auto -> slicegraph" when auto chose another solver, else the algorithm's name.
 std::string solverName(const std::string& algorithm, const SolveResult& solve);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/shared_weights.h"
+
 namespace placer {
 
 namespace {
@@ -76,10 +78,7 @@ Expected<Problem> replicatedProblem(const Problem& problem, int replicas, const 
   const double r = replicas;
   // A training step's all-reduce per sample and weight byte, in the problem's time unit.
   double per_byte = 0;
-  const auto vertices = boost::make_iterator_range(boost::vertices(problem.graph));
-  const bool training =
-      std::any_of(vertices.begin(), vertices.end(), [&](Vertex v) { return problem.graph[v].backward; });
-  if (allreduce && training) {
+  if (allreduce && isTraining(problem)) {
     per_byte =
         2 * (r - 1) / r / (allreduce->bandwidth * allreduce->samples_per_step) / allreduce->seconds_per_unit;
   }
