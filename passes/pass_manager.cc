@@ -5,11 +5,13 @@
 #include <set>
 
 #include "passes/certify.h"
+#include "passes/cluster.h"
 #include "passes/colocate.h"
 #include "passes/expand.h"
 #include "passes/fold_leaves.h"
 #include "passes/orphans.h"
 #include "passes/partition.h"
+#include "passes/refine.h"
 #include "passes/scc_contraction.h"
 #include "passes/subdivide.h"
 
@@ -68,6 +70,10 @@ void registerBuiltinPasses(PassRegistry& registry) {
   registry.add("fold-leaves",
                "merge zero-cost leaf nodes into their only neighbour (never changes the optimum)",
                noArgument<FoldLeavesPass>());
+  registry.add("cluster",
+               "merge adjacent operators into K hyper-operators, cluster=K (default: the options' cluster "
+               "target), keeping the graph acyclic and within memory (Parmesan's clustering; lossy)",
+               makeClusterPass);
   registry.add("partition",
                "find the placement with the solver partition=NAME (default dp): " + builtinSolvers().names() +
                    " (solvers/registry.h)",
@@ -76,6 +82,10 @@ void registerBuiltinPasses(PassRegistry& registry) {
                  if (!solver) return solver.status();
                  return std::unique_ptr<Pass>(std::make_unique<PartitionPass>(**solver));
                });
+  registry.add("refine",
+               "improve the partition pass's split by moving operators between devices (FM passes, "
+               "multilevel), within its space (contiguous or not); never worse",
+               noArgument<RefinePass>());
   registry.add("certify",
                "prove a lower bound for the partition pass's answer (a pipeline without certify gives no "
                "certificate)",
