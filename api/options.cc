@@ -62,7 +62,8 @@ std::optional<std::string> partitionArgument(std::string_view pipeline) {
     pos = comma + 1;
     const std::size_t eq = item.find('=');
     if (item.substr(0, eq) != "partition") continue;
-    found = eq == std::string_view::npos || eq + 1 == item.size() ? std::string("dp") : std::string(item.substr(eq + 1));
+    found = eq == std::string_view::npos || eq + 1 == item.size() ? std::string("dp")
+                                                                  : std::string(item.substr(eq + 1));
   }
   return found;
 }
@@ -83,7 +84,14 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
   } else if (options.algorithm == "auto") {
     options.solver.time_limit = kAutoTimeLimit;
   }
-  if (options.solver.max_ideals < 1) return usage(optionName("max-ideals", naming) + " must be a positive integer");
+  if (options.solver.max_ideals < 1)
+    return usage(optionName("max-ideals", naming) + " must be a positive integer");
+  if (!(options.solver.target_ratio >= 1) || !std::isfinite(options.solver.target_ratio))
+    return usage(optionName("target-ratio", naming) + " must be a ratio >= 1 (1: proven optimal)");
+  if (options.solver.cluster_target < 0)
+    return usage(optionName("cluster-target", naming) + " must be a positive number of clusters");
+  if (!(options.solver.cluster_alpha >= 0) || !std::isfinite(options.solver.cluster_alpha))
+    return usage(optionName("alpha", naming) + " must be a finite number >= 0");
   if (!(options.solver.mip_gap >= 0) || options.solver.mip_gap >= 1)
     return usage(optionName("mip-gap", naming) + " must be a relative gap in [0, 1)");
   if (!mip::backendAvailable(options.solver.mip_backend)) {
@@ -91,15 +99,18 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
                  mip::kNoCbcMessage);
   }
   if (!options.solver.orders.empty()) {
-    if (auto phases = parseOrderPhases(options.solver.orders); !phases) return usage(phases.status().message());
+    if (auto phases = parseOrderPhases(options.solver.orders); !phases)
+      return usage(phases.status().message());
   }
   if (options.solver.threads < 0 || options.solver.threads > 1024)
     return usage(optionName("threads", naming) + " must be an integer from 1 to 1024");
   if (options.solver.subgraphs_per_accelerator < 1 || options.solver.subgraphs_per_accelerator > 64)
     return usage(optionName("subgraphs-per-accelerator", naming) + " must be an integer from 1 to 64");
-  for (auto [key, value] : {std::pair{"accelerators", options.accelerators}, std::pair{"cpus", options.cpus}}) {
+  for (auto [key, value] :
+       {std::pair{"accelerators", options.accelerators}, std::pair{"cpus", options.cpus}}) {
     if (value && (*value < 0 || *value > 4096))
-      return usage(optionName(key, naming) + " must be an integer from 0 to 4096 (got " + std::to_string(*value) + ")");
+      return usage(optionName(key, naming) + " must be an integer from 0 to 4096 (got " +
+                   std::to_string(*value) + ")");
   }
   if (options.memory && !(*options.memory >= 0))
     return usage(optionName("memory", naming) + " must be a non-negative number of bytes");
@@ -110,9 +121,10 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
   if (options.replicas < 0 || options.replicas > 4096)
     return usage(optionName("replicas", naming) + " must be auto or an integer from 1 to 4096");
   if (options.replicas != 1 && options.goal == Goal::Latency) {
-    return usage(optionName("replicas", naming) +
-                 " raises throughput only (a sample's latency is the same on any replica); it does not apply to "
-                 "the latency objective");
+    return usage(
+        optionName("replicas", naming) +
+        " raises throughput only (a sample's latency is the same on any replica); it does not apply to "
+        "the latency objective");
   }
   if (options.replicas != 1 && options.gpipe) {
     return usage(optionName("replicas", naming) + " and " + optionName("gpipe", naming) +
@@ -136,8 +148,8 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
     return usage(optionName("map-time-limit", naming) + " must be a number of seconds >= 0");
   for (const auto& [name, value] : options.dims) {
     if (name.empty() || value < 1) {
-      return usage(optionName("dim", naming) + " must give a positive value to a named dimension (got '" + name +
-                   "=" + std::to_string(value) + "')");
+      return usage(optionName("dim", naming) + " must give a positive value to a named dimension (got '" +
+                   name + "=" + std::to_string(value) + "')");
     }
   }
   if (!options.plugins && !options.pass_plugins.empty()) {
@@ -150,7 +162,8 @@ Status validate(PlaceOptions& options, OptionNaming naming) {
   PassManager check;
   PassArguments arguments;
   if (options.algorithm_given) arguments["partition"] = options.algorithm;
-  if (Status s = check.parsePipeline(*registry, pipelineOf(options), arguments); !s) return usage(s.message());
+  if (Status s = check.parsePipeline(*registry, pipelineOf(options), arguments); !s)
+    return usage(s.message());
   return Status::ok();
 }
 

@@ -86,9 +86,13 @@ const std::map<std::string, Reader>& readers() {
     t["devices_json"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.devices_json);
     };
-    t["topology"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.topology); };
+    t["topology"] = [](const Json& v, const std::string& key, Options& o) {
+      return readString(v, key, o.topology);
+    };
     t["map"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map); };
-    t["map_cost"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map_cost); };
+    t["map_cost"] = [](const Json& v, const std::string& key, Options& o) {
+      return readString(v, key, o.map_cost);
+    };
     t["replicas"] = [](const Json& v, const std::string& key, Options& o) {
       if (v.is_number_integer()) {
         o.replicas = std::to_string(v.get<long long>());
@@ -114,7 +118,9 @@ const std::map<std::string, Reader>& readers() {
       }
       return Status::Ok();
     };
-    t["phase"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.phase); };
+    t["phase"] = [](const Json& v, const std::string& key, Options& o) {
+      return readString(v, key, o.phase);
+    };
     t["shared_weights"] = [](const Json& v, const std::string& key, Options& o) {
       return readString(v, key, o.shared_weights);
     };
@@ -149,9 +155,20 @@ const std::map<std::string, Reader>& readers() {
     t["subgraphs_per_accelerator"] = [](const Json& v, const std::string& key, Options& o) {
       return readOptional(v, key, o.subgraphs_per_accelerator, readInteger<int>);
     };
-    t["orders"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.orders); };
+    t["orders"] = [](const Json& v, const std::string& key, Options& o) {
+      return readString(v, key, o.orders);
+    };
     t["seed"] = [](const Json& v, const std::string& key, Options& o) {
       return readOptional(v, key, o.seed, readInteger<std::uint64_t>);
+    };
+    t["target_ratio"] = [](const Json& v, const std::string& key, Options& o) {
+      return readOptional(v, key, o.target_ratio, readNumber);
+    };
+    t["cluster_target"] = [](const Json& v, const std::string& key, Options& o) {
+      return readOptional(v, key, o.cluster_target, readInteger<int>);
+    };
+    t["alpha"] = [](const Json& v, const std::string& key, Options& o) {
+      return readOptional(v, key, o.alpha, readNumber);
     };
     t["threads"] = [](const Json& v, const std::string& key, Options& o) {
       return readOptional(v, key, o.threads, readInteger<int>);

@@ -40,7 +40,8 @@ Code codeOf(placer::StatusCode code) {
 Status publicStatus(const placer::Status& status) {
   if (status.code() == placer::StatusCode::ResourceLimit) {
     const bool count = status.message().find(" ideals;") != std::string::npos;
-    return Status(Code::Failure, status.message() + "; use \"algorithm\": \"auto\", \"slicegraph\" or \"dpl\"" +
+    return Status(Code::Failure, status.message() +
+                                     "; use \"algorithm\": \"auto\", \"slicegraph\" or \"dpl\"" +
                                      (count ? " or a larger \"max_ideals\"" : ""));
   }
   return Status(codeOf(status.code()), status.message());
@@ -73,7 +74,8 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
     char* end = nullptr;
     const long long r = std::strtoll(o.replicas.c_str(), &end, 10);
     if (o.replicas.empty() || *end != '\0' || r < 1 || r > 4096)
-      return badOptions("\"replicas\" must be \"auto\" or an integer from 1 to 4096 (got '" + o.replicas + "')");
+      return badOptions("\"replicas\" must be \"auto\" or an integer from 1 to 4096 (got '" + o.replicas +
+                        "')");
     p.replicas = static_cast<int>(r);
   }
   p.dims = o.dims;
@@ -82,7 +84,9 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
     if (!p.phase) return badOptions("\"phase\" must be prompt or token (got '" + o.phase + "')");
   }
   auto shared = placer::parseSharedWeightMode(o.shared_weights);
-  if (!shared) return badOptions("\"shared_weights\" must be replicate, colocate or auto (got '" + o.shared_weights + "')");
+  if (!shared)
+    return badOptions("\"shared_weights\" must be replicate, colocate or auto (got '" + o.shared_weights +
+                      "')");
   p.shared_weights = *shared;
   p.cost_profiles.assign(o.cost_profiles.begin(), o.cost_profiles.end());
   if (!o.cost_plugin.empty()) p.cost_plugin = o.cost_plugin;
@@ -104,6 +108,9 @@ Expected<api::PlaceOptions> facadeOptions(const Options& o) {
   if (o.subgraphs_per_accelerator) p.solver.subgraphs_per_accelerator = *o.subgraphs_per_accelerator;
   p.solver.orders = o.orders;
   if (o.seed) p.solver.seed = *o.seed;
+  if (o.target_ratio) p.solver.target_ratio = *o.target_ratio;
+  if (o.cluster_target) p.solver.cluster_target = *o.cluster_target;
+  if (o.alpha) p.solver.cluster_alpha = *o.alpha;
   if (o.threads) {
     if (*o.threads < 1) return badOptions("\"threads\" must be an integer from 1 to 1024");
     p.solver.threads = *o.threads;
@@ -295,7 +302,8 @@ Expected<Result> placeToFiles(const std::string& path, const OutputFiles& files,
   if (!files.placement.empty()) out.placement = files.placement;
   out.force = files.force;
   const auto mode = placer::parseStageData(files.stage_data);
-  if (!mode) return badOptions("stage_data must be \"reference\" or \"copy\" (got \"" + files.stage_data + "\")");
+  if (!mode)
+    return badOptions("stage_data must be \"reference\" or \"copy\" (got \"" + files.stage_data + "\")");
   out.stage_data = *mode;
   return placeSource(placer::ModelSource(path), options, &out);
 }

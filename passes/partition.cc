@@ -204,6 +204,15 @@ Expected<PassResult> PartitionPass::run(Problem& problem, const PassOptions& opt
       std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_started).count();
   if (Status s = statusOf(result, options.solver); !s) return s;
   if (Status s = verifyAnswer(solver_, problem, result); !s) return s;
+  if (state.lossy()) {
+    // Solved on clusters (a lossy reduction): an upper bound of the problem as given, whose optimum
+    // may cut a cluster. Nothing the solver proved carries over.
+    if (result.status == SolveStatus::Optimal) result.status = SolveStatus::Feasible;
+    result.bound = 0;
+    result.gap = result.value > 0 ? 1.0 : 0.0;
+    const std::string lossy = "solved on clusters: an upper bound of the operators' optimum";
+    result.message = result.message.empty() ? lossy : result.message + "; " + lossy;
+  }
 
   PassResult out;
   out.note = noteOf(solver_, problem, result);

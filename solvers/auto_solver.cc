@@ -1,116 +1,222 @@
 #include "solvers/auto_solver.h"
 
+#include <atomic>
 #include <chrono>
+#include <iomanip>
 #include <sstream>
 
+#include "solvers/bounds/simple_bound.h"
+#include "solvers/cluster_dp.h"
+#include "solvers/clustering.h"
 #include "solvers/dp/throughput_dp.h"
+#include "solvers/mip.h"
 #include "solvers/slicegraph/solve.h"
 
 namespace placer {
 
+bool continueExactDp(double elapsed, std::int64_t done, std::int64_t total, double remaining,
+                     double checkpoint) {
+  if (elapsed < checkpoint) return true;
+  if (done <= 0) return false;
+  const double eta = elapsed * static_cast<double>(total - done) / static_cast<double>(done);
+  return eta <= remaining;
+}
+
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// What auto has found so far: the best split, what proves how good it is, and the story.
+class AutoSearch {
+ public:
+  AutoSearch(const Problem& problem, const SolveOptions& request) : problem_(problem), request_(request) {}
+
+  // The lower bound the target ratio is judged against (the simple bound within a twentieth of the
+  // budget; 0 when it fails).
+  void bound() {
+    const Budget& budget = request_.budget;
+    const double seconds = budget.hasDeadline() ? budget.remaining() / 20 : 1.0;
+    auto simple = throughputSimpleBound(problem_, budget.within(seconds), request_.mip_backend);
+    if (simple) lower_ = simple->value;
+  }
+
+  // Keeps `candidate` if it is the first split or beats the best.
+  void offer(SolveResult candidate, const std::string& name) {
+    if (candidate.status != SolveStatus::Feasible && candidate.status != SolveStatus::Optimal) return;
+    if (!best_.placement.device_of.empty() && !(candidate.value < best_.value)) return;
+    best_ = std::move(candidate);
+    best_.solver = name;
+  }
+
+  bool hasSplit() const { return !best_.placement.device_of.empty(); }
+  double value() const { return best_.value; }
+  // The best split is within the target ratio of the lower bound.
+  bool goodEnough() const {
+    return hasSplit() && lower_ > 0 &&
+           best_.value <= lower_ * std::max(1.0, request_.target_ratio) * (1 + 1e-9);
+  }
+  double goodEnoughValue() const { return lower_ * std::max(1.0, request_.target_ratio) * (1 + 1e-9); }
+
+  void note(const std::string& step) { story_ << (story_.tellp() > 0 ? "; " : "") << step; }
+
+  // The answer: the best split, Optimal when the lower bound meets it, the story as its message.
+  SolveResult answer(std::int64_t ideals, std::int64_t ideal_pairs) {
+    SolveResult out = std::move(best_);
+    out.stats.ideals = ideals;
+    out.stats.ideal_pairs = ideal_pairs;
+    out.bound = std::min(lower_, out.value);
+    out.gap = mip::relativeGap(out.value, out.bound);
+    out.status = out.bound >= out.value * (1 - 1e-9) ? SolveStatus::Optimal : SolveStatus::Feasible;
+    if (lower_ > 0) {
+      std::ostringstream ratio;
+      ratio << std::setprecision(4) << out.value / lower_;
+      note(out.solver + "'s split answers, within " + ratio.str() + " of the simple bound");
+    }
+    out.message = story_.str();
+    return out;
+  }
+
+ private:
+  const Problem& problem_;
+  const SolveOptions& request_;
+  SolveResult best_;
+  double lower_ = 0;
+  std::ostringstream story_;
+};
+
+// The exact DP pruned by `upper_bound`, going on past its checkpoint while its ETA fits (see
+// auto_solver.h); with `checkpointed` false it has the whole budget.
+// `past_checkpoint` is set when the DP went on past its checkpoint because its estimate fit.
+SolveResult exactDp(const Problem& problem, const SolveOptions& request, double upper_bound,
+                    bool checkpointed, std::atomic<bool>& past_checkpoint) {
+  const Budget& budget = request.budget;
+  DpOptions options;
+  options.max_ideals = request.max_ideals;
+  options.upper_bound = upper_bound;
+  options.threads = request.threads;
+  options.limits = request.limits();
+  if (checkpointed && budget.hasDeadline()) {
+    const auto started = Clock::now();
+    const double checkpoint = budget.remaining() / 2;
+    options.keep_going = [started, checkpoint, budget, &past_checkpoint](std::int64_t done,
+                                                                         std::int64_t total) {
+      const double elapsed = secondsSince(started);
+      const bool go_on = continueExactDp(elapsed, done, total, budget.remaining(), checkpoint);
+      if (go_on && elapsed >= checkpoint) past_checkpoint = true;
+      return go_on;
+    };
+  }
+  return solveThroughputDp(problem, options);
+}
+
+// Why the exact DP gave no optimum, for the story.
+std::string whyNotExact(const SolveResult& exact) {
+  std::ostringstream why;
+  if (exact.status == SolveStatus::ResourceLimit) {  // "more than N ideals; ..."
+    why << exact.message.substr(0, exact.message.find(';'));
+  } else {
+    why << "the exact DP did not finish (" << exact.message;
+    if (exact.stats.ideals > 0) why << ", " << exact.stats.ideals << " ideals";
+    why << ")";
+  }
+  return why.str();
+}
 
 SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) {
   const Budget& budget = request.budget;
-  OrderSearchOptions search;
-  search.seed = request.seed;
-  search.threads = request.threads;
-  search.limits = request.limits();
-  auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
-  if (!phases) {
-    SolveResult failed;
-    failed.status = SolveStatus::Error;
-    failed.message = phases.status().message();
-    return failed;
+  const bool mixed = problem.devices.mixed();
+  AutoSearch search(problem, request);
+  search.bound();
+  // DPL: polynomial and never stopped by the deadline (the answer of last resort).
+  SolveResult dpl;
+  if (mixed) {
+    dpl = solveDplUnbounded(problem, request.threads, request.limits());
+  } else {
+    OrderSearchOptions slicer;
+    slicer.threads = request.threads;
+    slicer.limits = request.limits();
+    slicer.limits.budget = Budget::unlimited(budget.stopFlag());
+    dpl = solveSliceGraph(problem, slicer);
   }
-  // DPL: the slicer on the DFS order, with no budget (it is the answer of last resort).
-  search.limits.budget = Budget::unlimited(budget.stopFlag());
-  SolveResult dpl = solveSliceGraph(problem, search);
-  dpl.solver = "dpl";
-  if (dpl.status != SolveStatus::Feasible) return dpl;  // interrupted, infeasible on its order, error
+  if (dpl.status != SolveStatus::Feasible) {
+    dpl.solver = "dpl";
+    return dpl;  // interrupted, infeasible on its order, error
+  }
+  search.offer(dpl, "dpl");
+  if (search.goodEnough()) return search.answer(0, 0);
 
-  DpOptions exact_options;
-  exact_options.max_ideals = request.max_ideals;
-  exact_options.upper_bound = dpl.value;
-  exact_options.threads = request.threads;
-  exact_options.limits = request.limits();
-  exact_options.limits.budget = budget.within(budget.remaining() / 2);
-  SolveResult exact = solveThroughputDp(problem, exact_options);
-  std::ostringstream why;
+  // A quick upper bound from the clusters, so that the exact DP prunes from a tight incumbent; on a
+  // graph of few more units than clusters it would be the exact DP itself, run next anyway.
+  if (countClusterUnits(problem) > 2 * defaultClusterTarget(problem)) {
+    SolveOptions quick = request;
+    quick.budget = budget.within(budget.hasDeadline() ? budget.remaining() / 10 : 5.0);
+    SolveResult clustered = solveClusterDp(problem, quick, /*kicks=*/20);
+    if (budget.interrupted()) return clustered;
+    search.offer(clustered, "cluster-dp");
+    if (search.goodEnough()) return search.answer(0, 0);
+  }
+
+  std::atomic<bool> past_checkpoint{false};
+  SolveResult exact = exactDp(problem, request, search.value(), !mixed, past_checkpoint);
   switch (exact.status) {
-    case SolveStatus::Optimal:
+    case SolveStatus::Optimal: {
       exact.solver = "dp";
+      std::ostringstream why;
       why << "dp: " << exact.stats.ideals << " ideals, optimal";
+      if (past_checkpoint) why << " (it went on past half the time limit: its estimate fit)";
       exact.message = why.str();
       return exact;
-    case SolveStatus::Infeasible:  // proven: no contiguous split exists
+    }
     case SolveStatus::Interrupted:
     case SolveStatus::Error:
       exact.solver = "dp";
-      return exact;
-    case SolveStatus::ResourceLimit:  // "more than N ideals; ...", "ideals over 512 MiB after N; ..."
-      why << exact.message.substr(0, exact.message.find(';'));
-      break;
-    default:
-      why << "the exact DP did not finish in half the time limit (" << exact.message;
-      if (exact.stats.ideals > 0) why << ", " << exact.stats.ideals << " ideals";
-      why << ")";
-      break;
-  }
-  // The order search with what is left, from DPL's order (so never worse than DPL).
-  search.phases = *phases;
-  search.limits.budget = budget;
-  SolveResult searched = solveSliceGraph(problem, search);
-  if (searched.status == SolveStatus::Interrupted) return searched;
-  SolveResult& best =
-      searched.status == SolveStatus::Feasible && searched.value <= dpl.value ? searched : dpl;
-  best.solver = &best == &searched ? "slicegraph" : "dpl";
-  best.stats.ideals = exact.stats.ideals;
-  best.stats.ideal_pairs = exact.stats.ideal_pairs;
-  best.message = why.str() + ": slicegraph, " + searched.message;
-  return best;
-}
-
-// On a mixed machine, which SliceGraph does not price: DPL (the DP over the DFS linearisation), then
-// the exact DP pruned by it with the whole budget; DPL's split when the DP does not finish.
-SolveResult autoMixedKinds(const Problem& problem, const SolveOptions& request) {
-  SolveResult dpl = solveDplUnbounded(problem, request.threads, request.limits());
-  if (dpl.status != SolveStatus::Feasible) return dpl;
-
-  DpOptions exact_options;
-  exact_options.max_ideals = request.max_ideals;
-  exact_options.upper_bound = dpl.value;
-  exact_options.threads = request.threads;
-  exact_options.limits = request.limits();
-  SolveResult exact = solveThroughputDp(problem, exact_options);
-  exact.solver = "dp";
-  std::ostringstream why;
-  switch (exact.status) {
-    case SolveStatus::Optimal:
-      why << "dp: " << exact.stats.ideals << " ideals, optimal";
-      exact.message = why.str();
       return exact;
     case SolveStatus::Infeasible:
-    case SolveStatus::Interrupted:
-    case SolveStatus::Error:
-      return exact;
+      // Pruned by a split found above: none is better. The best so far is optimal (its own value is
+      // the bound the DP could not beat).
+      search.note("dp: nothing better than " + std::to_string(search.value()) + " exists");
+      return [&] {
+        SolveResult out = search.answer(exact.stats.ideals, exact.stats.ideal_pairs);
+        out.bound = out.value;
+        out.gap = 0;
+        out.status = SolveStatus::Optimal;
+        return out;
+      }();
     default:
       break;
   }
-  why << "the exact DP did not finish (" << exact.message.substr(0, exact.message.find(';'))
-      << "); SliceGraph does not price accelerator kinds apart: dpl";
-  dpl.message = why.str();
-  dpl.stats.ideals = exact.stats.ideals;
-  dpl.stats.ideal_pairs = exact.stats.ideal_pairs;
-  return dpl;
+  search.note(whyNotExact(exact));
+  if (!mixed && !budget.exhausted()) {
+    // The order search with what is left, from DPL's order (so never worse than DPL).
+    OrderSearchOptions orders;
+    auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
+    if (!phases) {
+      SolveResult failed;
+      failed.message = phases.status().message();
+      return failed;
+    }
+    orders.phases = *phases;
+    orders.seed = request.seed;
+    orders.threads = request.threads;
+    orders.limits = request.limits();
+    orders.good_enough = search.goodEnoughValue();
+    SolveResult searched = solveSliceGraph(problem, orders);
+    if (searched.status == SolveStatus::Interrupted) return searched;
+    search.note("slicegraph, " + searched.message);
+    search.offer(searched, "slicegraph");
+  }
+  return search.answer(exact.stats.ideals, exact.stats.ideal_pairs);
 }
 
 }  // namespace
 
 SolveResult solveAuto(const Problem& problem, const SolveOptions& request) {
-  if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe) {
-    return problem.devices.mixed() ? autoMixedKinds(problem, request) : autoThroughput(problem, request);
-  }
+  if (problem.objective.goal == Goal::Throughput && !problem.objective.gpipe)
+    return autoThroughput(problem, request);
   const SolverInfo* ip = builtinSolvers().find("ip");
   SolveResult result = ip->solve(problem, request);
   result.solver = "ip";

@@ -34,6 +34,13 @@ struct SolveOptions : Limits {
   std::string orders;      // SliceGraph's order phases (solvers/slicegraph/search.h); empty: the default
   std::uint64_t seed = 1;  // SliceGraph's random numbers
   int threads = 0;         // 0: every core
+  // The cluster pass and the cluster-dp solver (solvers/clustering.h): how many clusters to leave
+  // (0: defaultClusterTarget) and Parmesan's alpha, the weight of communication in a merge's score.
+  int cluster_target = 0;
+  double cluster_alpha = 0.001;
+  // auto stops once its answer is certified within this ratio of a lower bound (1: proven optimal
+  // among contiguous splits, which the exact DP proves when it finishes).
+  double target_ratio = 1.0;
   // Set by the partition pass for the solver it runs; callers leave it empty (null: no such start).
   DpSplitFn dp_split;
 

@@ -10,9 +10,9 @@
 
 #include <memory>
 
+#include "api/workload.h"
 #include "onnx_io/annotated_model.h"
 #include "onnx_io/output_files.h"
-#include "api/workload.h"
 #include "onnx_io/report.h"
 #include "onnx_io/workload_json.h"
 #include "passes/partition.h"
@@ -178,7 +178,8 @@ int fail(const Status& status) {
   return exitCodeFor(status);
 }
 
-int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload, Problem& out) {
+int loadWorkloadProblem(const Args& args, const std::string& command, const std::string& workload,
+                        Problem& out) {
   api::PlaceOptions options;
   if (auto error = parseRunOptions(args, options)) return usageError(*error, command);
   auto problem = api::loadWorkload(workload, options);
@@ -275,6 +276,22 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!v || !(*v >= 0) || *v >= 1) return "--mip-gap must be a relative gap in [0, 1)";
     settings.mip_gap = *v;
   }
+  if (auto it = args.values.find("target-ratio"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v >= 1) || !std::isfinite(*v))
+      return "--target-ratio must be a ratio >= 1 (1: proven optimal)";
+    settings.target_ratio = *v;
+  }
+  if (auto it = args.values.find("cluster-target"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1 || *v > 1'000'000) return "--cluster-target must be a positive number of clusters";
+    settings.cluster_target = static_cast<int>(*v);
+  }
+  if (auto it = args.values.find("alpha"); it != args.values.end()) {
+    auto v = parseNumber(it->second);
+    if (!v || !(*v >= 0) || !std::isfinite(*v)) return "--alpha must be a finite number >= 0";
+    settings.cluster_alpha = *v;
+  }
   if (auto it = args.values.find("mip-solver"); it != args.values.end()) {
     auto backend = mip::parseBackend(it->second);
     if (!backend) return "--mip-solver must be glpk or cbc (got '" + it->second + "')";
@@ -295,8 +312,10 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
   if (auto it = args.values.find("devices"); it != args.values.end()) options.devices = it->second;
   if (auto it = args.values.find("topology"); it != args.values.end()) options.topology = it->second;
   if (auto it = args.values.find("map"); it != args.values.end()) {
-    if (it->second == "consecutive") options.map = MapMethod::Consecutive;
-    else if (it->second != "optimal") return "--map must be optimal or consecutive (got '" + it->second + "')";
+    if (it->second == "consecutive")
+      options.map = MapMethod::Consecutive;
+    else if (it->second != "optimal")
+      return "--map must be optimal or consecutive (got '" + it->second + "')";
   }
   if (auto it = args.values.find("map-cost"); it != args.values.end()) {
     auto cost = parseMapCost(it->second);
@@ -318,7 +337,8 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
                              std::pair{"allreduce-bandwidth", &options.allreduce_bandwidth}}) {
     if (auto it = args.values.find(key); it != args.values.end()) {
       auto v = parseNumber(it->second);
-      if (!v || !(*v > 0)) return "--" + std::string(key) + " must be a positive number (got '" + it->second + "')";
+      if (!v || !(*v > 0))
+        return "--" + std::string(key) + " must be a positive number (got '" + it->second + "')";
       *target = *v;
     }
   }
@@ -374,10 +394,13 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
 }
 
 std::vector<OptionSpec> solverOptionSpecs() {
-  return {{"objective", true},  {"algorithm", true}, {"max-ideals", true},
-          {"time-limit", true}, {"mip-gap", true},   {"mip-solver", true},
-          {"orders", true},     {"seed", true},      {"threads", true},
-          {"subgraphs-per-accelerator", true}};
+  return {{"objective", true},    {"algorithm", true},
+          {"max-ideals", true},   {"time-limit", true},
+          {"mip-gap", true},      {"mip-solver", true},
+          {"orders", true},       {"seed", true},
+          {"threads", true},      {"subgraphs-per-accelerator", true},
+          {"target-ratio", true}, {"cluster-target", true},
+          {"alpha", true}};
 }
 
 namespace {

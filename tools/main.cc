@@ -80,21 +80,32 @@ algorithm is chosen.
 Options:
   --objective throughput|latency
                           what to minimise: max-load (default) or single-sample latency
-  --algorithm A           auto (default): DPL's split, then the exact DP if it finishes within half
-                            the time limit (optimal among contiguous splits), otherwise SliceGraph's
-                            order search with the rest of the time; the output's "solver" says which
-                            answered and why. With --objective latency: ip's path (the greedy's and
-                            DPL's splits as starts, then the integer program within the time limit);
+  --algorithm A           auto (default): DPL's split and cluster-dp's as quick upper bounds, then
+                            the exact DP (optimal among contiguous splits), which goes on past half
+                            the time limit while its own estimate says it finishes in time, otherwise
+                            SliceGraph's order search with the rest of the time; it stops as soon as
+                            a split is within --target-ratio of the simple bound. The output's
+                            "solver" says which answered and why. With --objective latency: ip's
+                            path (the greedy's and DPL's splits as starts, then the integer program
+                            within the time limit);
                           dp: exact DP over ideals (optimal contiguous split);
                           dpl: DP over a DFS linearisation, polynomial but not always optimal;
                           slicegraph: optimal slicings of many topological orders (--orders),
                             never worse than DPL, no optimality proof;
+                          cluster-dp: the exact DP on operator clusters (Parmesan: --cluster-target,
+                            --alpha), its split refined on the operators; fast, no optimality proof;
                           ip: integer program (--mip-solver), contiguous splits;
                           ip-noncontig: integer program, non-contiguous splits (a device may hold
                             several pieces; for latency at most --subgraphs-per-accelerator);
                           greedy: fill accelerators in topological order (latency baseline, App. F)
                           With --objective latency, dp and dpl score the max-load DP's split.
-  --time-limit S          seconds for the whole solve (default 60 for auto, no limit otherwise):
+  --target-ratio R        auto stops once its split is proven within R of the optimum (default 1:
+                          proven optimal among contiguous splits, as the exact DP proves it)
+  --cluster-target K      clusters cluster-dp (and the cluster pass) leave (default: 16 per device,
+                          at least 64; cluster-dp then doubles them while its DP stays fast)
+  --alpha A               weight of communication in a merge's score, c(U) + c(V) - A * comm(U, V)
+                          (Parmesan's default 0.001)
+  --time-limit S          seconds for the whole solve (default 10 for auto, no limit otherwise):
                           auto and slicegraph answer with the best split found by then; an
                           integer program stops with the best split found, its proven bound and
                           the gap; the exact DP stops and answers with DPL's split, status

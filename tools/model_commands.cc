@@ -103,14 +103,16 @@ Options:
                           first. Default 1
   --objective throughput|latency
                           pipelined throughput (max-load, default) or single-sample latency
-  --algorithm A           auto (default: the exact DP when it finishes in half the time limit,
-                          SliceGraph's order search otherwise; the integer program for latency),
-                          dp (exact DP), dpl (linearised DP), slicegraph (order search), ip
-                          (integer program, contiguous), ip-noncontig (integer program,
-                          non-contiguous: a device may run several stages), greedy (latency
-                          baseline); see `partition --help`
-  --time-limit S          seconds for the whole solve (as for partition; default 60 for auto, no
+  --algorithm A           auto (default: quick upper bounds, then the exact DP while it can finish
+                          in time, SliceGraph's order search otherwise; the integer program for
+                          latency), dp (exact DP), dpl (linearised DP), slicegraph (order search),
+                          cluster-dp (DP on operator clusters, refined), ip (integer program,
+                          contiguous), ip-noncontig (integer program, non-contiguous: a device may
+                          run several stages), greedy (latency baseline); see `partition --help`
+  --time-limit S          seconds for the whole solve (as for partition; default 10 for auto, no
                           limit otherwise)
+  --target-ratio R, --cluster-target K, --alpha A
+                          auto's stopping ratio and cluster-dp's clusters, as for partition
   --orders SPEC, --seed N, --threads N
                           SliceGraph's orders, random seed, and threads of the order search
                           and the exact DP, as for partition

@@ -58,7 +58,7 @@ struct ONNX_PLACER_EXPORT Options {
   std::string model_name;
 
   // The solve: "throughput" or "latency"; the algorithm ("auto", "dp", "dpl", "slicegraph", "ip",
-  // "ip-noncontig", "greedy"); the time limit in seconds (unset: 60 for auto, none otherwise).
+  // "ip-noncontig", "greedy", "cluster-dp"); the time limit in seconds (unset: 10 for auto, none otherwise).
   std::string objective = "throughput";
   std::string algorithm = "auto";
   std::optional<double> time_limit;
@@ -69,6 +69,12 @@ struct ONNX_PLACER_EXPORT Options {
   std::string orders;  // SliceGraph's orders; empty: the default mix
   std::optional<std::uint64_t> seed;
   std::optional<int> threads;  // unset: every core
+  // auto stops once certified within this ratio (>= 1; unset: 1, proven optimal among contiguous
+  // splits); the clusters cluster-dp and the cluster pass leave (unset: their default), and the
+  // weight of communication in a merge's score (unset: 0.001).
+  std::optional<double> target_ratio;
+  std::optional<int> cluster_target;
+  std::optional<double> alpha;
   std::string pipeline;        // a pass pipeline; empty: the algorithm's default
   // Pass plugins (onnx_placer/plugin.h) to load: their passes can be named in `pipeline`, their cost
   // models are asked first.

@@ -203,9 +203,11 @@ def place(model, devices=None, *, progress=None, **options):
     (dict of symbolic dimension values), phase ("prompt" or "token", for a decoder with a KV cache),
     shared_weights, cost_profiles (list
     of paths), cost_plugin, model_name (for the report and messages when the model is not a file),
-    objective ("throughput" or "latency"), algorithm ("auto", "dp", "dpl", "slicegraph", "ip",
-    "ip-noncontig", "greedy"), time_limit (seconds), max_ideals, mip_gap, mip_solver,
-    subgraphs_per_accelerator, orders, seed, threads, pipeline and annotate ("ort", "metadata",
+    objective ("throughput" or "latency"), algorithm ("auto", "dp", "dpl", "cluster-dp",
+    "slicegraph", "ip", "ip-noncontig", "greedy"), time_limit (seconds; 10 for auto), max_ideals,
+    mip_gap, mip_solver, subgraphs_per_accelerator, target_ratio (auto stops once its split is
+    proven within it), cluster_target and alpha (cluster-dp's clusters), orders, seed, threads,
+    pipeline and annotate ("ort", "metadata",
     "onnx-ir11"); an option given as None keeps its default. ``progress``, if given, is called now and then with a :class:`Progress`.
 
     The solve runs without the GIL; Ctrl-C stops it and raises KeyboardInterrupt. Raises

@@ -208,7 +208,8 @@ class DpTable {
   // (dataflow over the lattice, no barrier between sizes, so one slow ideal does not idle the other
   // threads). A row is computed by the same code in the same order whichever thread takes it, so the
   // table is bit-identical for any number of threads; one thread fills ideals in id order.
-  bool fill(int threads, const ProgressFn& progress, const Budget& budget, SolveStats& stats) {
+  bool fill(int threads, const ProgressFn& progress, const Budget& budget,
+            const std::function<bool(std::int64_t, std::int64_t)>& keep_going, SolveStats& stats) {
     const std::int64_t ideals = lattice_.size();
     // Below about a thousand ideals the table fills in milliseconds: threads would only cost.
     if (ideals < kParallelIdeals) threads = 1;
@@ -230,7 +231,8 @@ class DpTable {
     };
     // After every row (a clock read, against rows of microseconds to seconds each).
     auto checkBudget = [&](int t) {
-      if (budget.exhausted()) stop = true;
+      if (budget.exhausted() || (keep_going && !keep_going(done.load(std::memory_order_relaxed), ideals)))
+        stop = true;
       if (t == 0) report();
     };
     if (threads == 1) {
@@ -404,10 +406,10 @@ class DpTable {
 
 TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
                       double upper_bound, int threads, const ProgressFn& progress, const Budget& budget,
-                      SolveStats& stats) {
+                      const std::function<bool(std::int64_t, std::int64_t)>& keep_going, SolveStats& stats) {
   auto run = [&](auto table) {
     TableResult result;
-    if (!table.fill(threads, progress, budget, stats)) return result;
+    if (!table.fill(threads, progress, budget, keep_going, stats)) return result;
     result.complete = true;
     result.optimum = table.optimum();
     if (result.optimum < kInfinity) result.blocks = table.traceBack();

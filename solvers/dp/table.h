@@ -4,6 +4,8 @@
 // comment of solvers/dp/throughput_dp.h.
 #pragma once
 
+#include <functional>
+
 #include <optional>
 #include <vector>
 
@@ -33,8 +35,10 @@ struct TableResult {
 // Fills the table of `instance` over `lattice` on `threads` threads, entries above `upper_bound`
 // (an achievable max-load, or +inf) left out, and traces an optimal split back. Adds the pairs walked
 // and the subtrees pruned to `stats`.
+// `keep_going` (null: always) is asked after every row with the rows filled and in all; false stops
+// the fill as the budget's deadline does.
 TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
                       double upper_bound, int threads, const ProgressFn& progress, const Budget& budget,
-                      SolveStats& stats);
+                      const std::function<bool(std::int64_t, std::int64_t)>& keep_going, SolveStats& stats);
 
 }  // namespace placer::dp

@@ -125,8 +125,12 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
 
   const dp::TableResult table =
       dp::fillTable(problem, instance, lattice, options.upper_bound, threadCount(options.threads),
-                    options.limits.progress, options.limits.budget, result.stats);
-  if (!table.complete) return outOfBudget("filling the DP table");
+                    options.limits.progress, options.limits.budget, options.keep_going, result.stats);
+  if (!table.complete) {
+    if (!options.limits.budget.exhausted())
+      return finish(SolveStatus::TimeLimit, "stopped at its checkpoint while filling the DP table");
+    return outOfBudget("filling the DP table");
+  }
   const double optimum = table.optimum;
   const DeviceSet& devices = problem.devices;
   if (!(optimum < kInfinity)) {

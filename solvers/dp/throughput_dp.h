@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/budget.h"
@@ -53,6 +54,10 @@ struct DpOptions {
   // flag) when it runs out, checked after every row of the table and every thousand ideals
   // generated. Progress is reported about twice a second on long solves. (The gap is not used.)
   Limits limits;
+  // Asked after every row of the table with the rows filled and the rows in all (from any of the
+  // threads filling it): false stops the DP as its deadline does (TimeLimit). auto's checkpoint
+  // (solvers/auto_solver.h, continueExactDp). Null: the deadline alone.
+  std::function<bool(std::int64_t done, std::int64_t total)> keep_going;
   // Threads filling the table (0: every core). Ideals of equal size are filled in parallel; the
   // table, the answer and the statistics are the same for any count.
   int threads = 0;

@@ -77,7 +77,7 @@ class Search {
   }
 
   void run() {
-    for (std::size_t p = 0; p < options_.phases.size() && !result_.cut_short; ++p) {
+    for (std::size_t p = 0; p < options_.phases.size() && !stopped(); ++p) {
       const OrderPhase& phase = options_.phases[p];
       switch (phase.kind) {
         case OrderPhase::Kind::Random:
@@ -100,6 +100,10 @@ class Search {
   }
 
  private:
+  // The budget cut the search short, or the incumbent is good enough (checked between batches, so
+  // the result does not depend on the threads).
+  bool stopped() const { return result_.cut_short || result_.value <= options_.good_enough; }
+
   static std::int64_t plannedOrders(const OrderPhase& phase) {
     switch (phase.kind) {
       case OrderPhase::Kind::Random:
@@ -161,7 +165,7 @@ class Search {
   }
 
   void randomPhase(const OrderPhase& phase, std::uint64_t stream) {
-    for (std::int64_t first = 0; first < phase.count && !result_.cut_short; first += kBatch) {
+    for (std::int64_t first = 0; first < phase.count && !stopped(); first += kBatch) {
       const int count = static_cast<int>(std::min<std::int64_t>(kBatch, phase.count - first));
       auto make = [&](int i, std::vector<double>& priority) {
         randomPriorities(options_.seed, stream + static_cast<std::uint64_t>(first + i), priority);
@@ -193,7 +197,7 @@ class Search {
     for (double& x : score)
       x = std::isnan(x) ? kInfinity : x;
     if (const int best = bestOf(score); best > 0) improved(pop[best], 0);
-    for (int g = 1; g <= generations && !result_.cut_short; ++g) {
+    for (int g = 1; g <= generations && !stopped(); ++g) {
       std::vector<int> rank(population);
       std::iota(rank.begin(), rank.end(), 0);
       std::stable_sort(rank.begin(), rank.end(), [&](int a, int b) { return score[a] < score[b]; });

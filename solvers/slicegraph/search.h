@@ -54,6 +54,9 @@ struct OrderSearchOptions {
   // The search stops at the budget's deadline or stop flag with the best order so far, and reports
   // its progress. (The gap is not used.)
   Limits limits;
+  // The search ends once the incumbent is at most this (auto's target: a split certified good
+  // enough; 0: never).
+  double good_enough = 0;
 };
 
 struct OrderSearchResult {

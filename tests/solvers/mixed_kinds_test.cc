@@ -268,7 +268,7 @@ TEST(MixedKinds, SolversThatTreatAcceleratorsAlikeAreRefused) {
   ASSERT_FALSE(slicegraph);
   EXPECT_NE(
       slicegraph.status().message().find("slicegraph treats every accelerator alike; on a machine of "
-                                         "several accelerator kinds use auto, dp, dpl, ip or ip-noncontig"),
+                                         "several accelerator kinds use auto, dp, dpl, cluster-dp, ip or ip-noncontig"),
       std::string::npos)
       << slicegraph.status().message();
 }

@@ -51,8 +51,8 @@ TEST(SolverRegistry, NamesAreUniqueAndUnknownOnesListTheKnown) {
     EXPECT_FALSE(s.summary.empty()) << s.name;
   }
   EXPECT_EQ(names,
-            (std::set<std::string>{"auto", "dp", "dpl", "slicegraph", "ip", "ip-noncontig", "greedy"}));
-  EXPECT_EQ(builtinSolvers().names(), "auto, dp, dpl, slicegraph, ip, ip-noncontig or greedy");
+            (std::set<std::string>{"auto", "dp", "dpl", "cluster-dp", "slicegraph", "ip", "ip-noncontig", "greedy"}));
+  EXPECT_EQ(builtinSolvers().names(), "auto, dp, dpl, cluster-dp, slicegraph, ip, ip-noncontig or greedy");
   auto unknown = findSolver("magic");
   ASSERT_FALSE(unknown.hasValue());
   EXPECT_NE(unknown.status().message().find("unknown algorithm 'magic' (expected auto, dp, dpl"),

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes four large-model test fixtures next to this script, in the "light" form of
+"""Writes five large-model test fixtures next to this script, in the "light" form of
 tests/data/models (see README.md there and here).
 
   swin_t_light.onnx             torchvision 0.14's swin_t (weights=None), exported by torch 1.13's
@@ -17,6 +17,13 @@ tests/data/models (see README.md there and here).
                                 subsequent_mask(64) = triu(full((64, 64), -inf), 1): the export
                                 keeps it as a Constant [64, 64] (-inf, 16 KiB, not a weight and
                                 left as exported) followed by a Trilu node.
+  inception_v3_torch_light.onnx torchvision 0.14's inception_v3 (weights=None, aux_logits=False,
+                                init_weights=False; transform_input is False), exported by torch
+                                1.13, opset 14, batch 1, input `input` float32 [1, 3, 299, 299],
+                                output `logits` [1, 1000]. In eval mode the exporter folds each
+                                BatchNorm into its Conv (the Conv gets a bias; these weights are
+                                named onnx::Conv_<k>) and drops the Dropout; each 3x3 average pool
+                                (count_include_pad) is a Constant pads, Pad and AveragePool.
   llama7b_light.onnx            a Llama-2-7B decoder written with onnx.helper (function `llama`):
                                 vocabulary 32000, hidden 4096, 32 layers, 32 heads of 128 (no
                                 grouped KV heads), SwiGLU MLP 11008, RMSNorm eps 1e-5, rotary
@@ -49,8 +56,8 @@ ONNX Runtime's CPU provider has no float16 Trilu kernel (with one it warns and i
 Linear weights are stored as [in, out] (HF's nn.Linear weight transposed) so MatMul reads them
 directly; their names are HF's parameter names.
 
-Both torch exports use opset 14, the lowest the transformer's mask allows (triu exports as Trilu, new
-in opset 14); ONNX Runtime runs both. Opset 14 has no LayerNormalization or Gelu operator, so LayerNorm is ReduceMean/Sub/Pow/Add/Sqrt/Div/Mul/Add
+The torch exports use opset 14, the lowest the transformer's mask allows (triu exports as Trilu, new
+in opset 14); ONNX Runtime runs swin_t and the transformer (inception_v3 not tried). Opset 14 has no LayerNormalization or Gelu operator, so LayerNorm is ReduceMean/Sub/Pow/Add/Sqrt/Div/Mul/Add
 and swin's GELU Div/Erf/Add/Mul/Mul.
 
 Light form: every weight tensor (initializer) of more than 16 elements is a ConstantOfShape node named
@@ -66,7 +73,7 @@ Deterministic: running it twice writes byte-identical files (fixed seeds, fixed 
 timestamps). Needs Debian's interpreter with python3-torch 1.13, python3-torchvision 0.14,
 python3-onnx 1.12 and python3-numpy:
 
-    /usr/bin/python3 make_scale_models.py          # all four files
+    /usr/bin/python3 make_scale_models.py          # all five files
     /usr/bin/python3 make_scale_models.py llama    # only the two Llama files (no torch needed)
 """
 import io
@@ -201,6 +208,18 @@ def transformer_encdec():
     return finish(model, "transformer_encdec_light", f"torch {torch.__version__}")
 
 
+def inception_v3():
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False).eval()
+    randomize(model, 1)
+    x = torch.randn(1, 3, 299, 299, generator=torch.Generator().manual_seed(2))
+    model = lighten(export(model, (x,), ["input"], ["logits"]))
+    return finish(model, "inception_v3_torch_light",
+                  f"torch {torch.__version__} / torchvision {torchvision.__version__}")
+
+
 # ---- Llama, written with onnx.helper -----------------------------------------------------------------
 
 LLAMA_7B = dict(vocab=32000, hidden=4096, layers=32, heads=32, head_dim=128, mlp=11008, seq=128,
@@ -322,7 +341,8 @@ def main(argv):
     which = argv[1:] or ["all"]
     builds = [("llama7b_light", lambda: llama(**LLAMA_7B)), ("llama_tiny_light", lambda: llama(**LLAMA_TINY))]
     if which != ["llama"]:
-        builds = [("swin_t_light", swin_t), ("transformer_encdec_light", transformer_encdec)] + builds
+        builds = [("swin_t_light", swin_t), ("transformer_encdec_light", transformer_encdec),
+                  ("inception_v3_torch_light", inception_v3)] + builds
     for name, build in builds:
         model = build()
         if name.startswith("llama"):
