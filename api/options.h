@@ -77,7 +77,7 @@ struct PlaceOptions {
   Goal goal = Goal::Throughput;
   std::string algorithm = "auto";
   bool algorithm_given = false;     // set explicitly: overrides the partition pass of `pipeline`
-  std::optional<double> time_limit;  // seconds; unset: 10 for auto, none otherwise
+  std::optional<double> time_limit;  // seconds; unset: 8 for auto, none otherwise
   bool gpipe = false;                // training throughput as max FW + max BW (solvers that support it)
   std::string pipeline;              // a pass pipeline; empty: the algorithm's default
   bool verify_each = false;

@@ -332,7 +332,7 @@ void models(bool quick, const std::vector<fs::path>& given) {
   }
   std::printf(
       "== auto, as `onnx-placer place MODEL` / `partition WORKLOAD` run it with default options "
-      "(default devices, 10 s budget)%s\n",
+      "(default devices, auto's default budget of 8 s)%s\n",
       quick ? "" : "; the DP optimum from --algorithm dp with up to 10 minutes");
   std::printf("%-32s %6s %9s %-10s %12s %7s %9s %12s %7s  %s\n", "model / workload", "ops", "ideals",
               "auto chose", "value", "s", "certified", "DP optimum", "ratio", "note");

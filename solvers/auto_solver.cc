@@ -10,6 +10,7 @@
 #include "solvers/clustering.h"
 #include "solvers/dp/throughput_dp.h"
 #include "solvers/mip.h"
+#include "solvers/refine/refine.h"
 #include "solvers/slicegraph/solve.h"
 
 namespace placer {
@@ -50,6 +51,21 @@ class AutoSearch {
     if (!best_.placement.device_of.empty() && !(candidate.value < best_.value)) return;
     best_ = std::move(candidate);
     best_.solver = name;
+  }
+
+  // Refines the best split within `budget` (solvers/refine/refine.h), contiguously.
+  void refineBest(const Budget& budget) {
+    RefineOptions refine;
+    refine.budget = budget;
+    refine.kicks = 1000;
+    refine.seed = request_.seed;
+    const RefineStats stats = refineResult(problem_, best_, refine);
+    if (stats.after < stats.before) {
+      std::ostringstream step;
+      step << std::setprecision(8) << "refined " << best_.solver << "'s split: " << stats.before << " -> "
+           << stats.after;
+      note(step.str());
+    }
   }
 
   bool hasSplit() const { return !best_.placement.device_of.empty(); }
@@ -204,11 +220,16 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
     orders.threads = request.threads;
     orders.limits = request.limits();
     orders.good_enough = search.goodEnoughValue();
+    // Half of what is left: the refinement below takes the rest.
+    if (budget.hasDeadline()) orders.limits.budget = budget.within(budget.remaining() / 2);
     SolveResult searched = solveSliceGraph(problem, orders);
     if (searched.status == SolveStatus::Interrupted) return searched;
     search.note("slicegraph, " + searched.message);
     search.offer(searched, "slicegraph");
   }
+  // The rest of the budget refines the best split (contiguously, with the iterated search until the
+  // deadline or 1,000 kicks in a row without a better split).
+  if (!search.goodEnough() && !budget.exhausted()) search.refineBest(budget);
   return search.answer(exact.stats.ideals, exact.stats.ideal_pairs);
 }
 

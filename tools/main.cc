@@ -105,7 +105,7 @@ Options:
                           at least 64; cluster-dp then doubles them while its DP stays fast)
   --alpha A               weight of communication in a merge's score, c(U) + c(V) - A * comm(U, V)
                           (Parmesan's default 0.001)
-  --time-limit S          seconds for the whole solve (default 10 for auto, no limit otherwise):
+  --time-limit S          seconds for the whole solve (default 8 for auto, no limit otherwise):
                           auto and slicegraph answer with the best split found by then; an
                           integer program stops with the best split found, its proven bound and
                           the gap; the exact DP stops and answers with DPL's split, status

@@ -109,7 +109,7 @@ Options:
                           cluster-dp (DP on operator clusters, refined), ip (integer program,
                           contiguous), ip-noncontig (integer program, non-contiguous: a device may
                           run several stages), greedy (latency baseline); see `partition --help`
-  --time-limit S          seconds for the whole solve (as for partition; default 10 for auto, no
+  --time-limit S          seconds for the whole solve (as for partition; default 8 for auto, no
                           limit otherwise)
   --target-ratio R, --cluster-target K, --alpha A
                           auto's stopping ratio and cluster-dp's clusters, as for partition

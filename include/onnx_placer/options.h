@@ -58,7 +58,7 @@ struct ONNX_PLACER_EXPORT Options {
   std::string model_name;
 
   // The solve: "throughput" or "latency"; the algorithm ("auto", "dp", "dpl", "slicegraph", "ip",
-  // "ip-noncontig", "greedy", "cluster-dp"); the time limit in seconds (unset: 10 for auto, none otherwise).
+  // "ip-noncontig", "greedy", "cluster-dp"); the time limit in seconds (unset: 8 for auto, none otherwise).
   std::string objective = "throughput";
   std::string algorithm = "auto";
   std::optional<double> time_limit;

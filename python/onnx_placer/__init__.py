@@ -204,7 +204,7 @@ def place(model, devices=None, *, progress=None, **options):
     shared_weights, cost_profiles (list
     of paths), cost_plugin, model_name (for the report and messages when the model is not a file),
     objective ("throughput" or "latency"), algorithm ("auto", "dp", "dpl", "cluster-dp",
-    "slicegraph", "ip", "ip-noncontig", "greedy"), time_limit (seconds; 10 for auto), max_ideals,
+    "slicegraph", "ip", "ip-noncontig", "greedy"), time_limit (seconds; 8 for auto), max_ideals,
     mip_gap, mip_solver, subgraphs_per_accelerator, target_ratio (auto stops once its split is
     proven within it), cluster_target and alpha (cluster-dp's clusters), orders, seed, threads,
     pipeline and annotate ("ort", "metadata",

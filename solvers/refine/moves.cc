@@ -113,6 +113,39 @@ class ThroughputPass {
     return best.better(start);
   }
 
+  // Swaps of two units, one of them on a device at the maximum, that leave a better state (first
+  // improvement, in unit order): what single moves cannot do when the other device has no room for
+  // one unit more, or when each half of the swap alone makes things worse. True when one was made.
+  bool swaps(int& moves_kept) {
+    RefineScore current = score();
+    const std::vector<char> critical = criticalDevices();
+    const OpGraph& g = problem_.graph;
+    bool improved = false;
+    for (std::size_t a = 0; a < units_.size() && !options_.budget.exhausted(); ++a) {
+      const int da = loads_.deviceOf()[units_[a].front()];
+      if (!critical[da] || (options_.contiguous && !atBlockEdge(g, units_[a], loads_.deviceOf()))) continue;
+      for (std::size_t b = 0; b < units_.size(); ++b) {
+        const int db = loads_.deviceOf()[units_[b].front()];
+        if (db == da || !unitRunsOn(problem_, units_[a], db) || !unitRunsOn(problem_, units_[b], da)) continue;
+        if (options_.contiguous && !atBlockEdge(g, units_[b], loads_.deviceOf())) continue;
+        apply(a, db);
+        apply(b, da);
+        if (feasible(da) && feasible(db)) {
+          const RefineScore s = score();
+          if (s.better(current)) {
+            current = s;
+            improved = true;
+            moves_kept += 2;
+            break;
+          }
+        }
+        apply(b, db);
+        apply(a, da);
+      }
+    }
+    return improved;
+  }
+
   const std::vector<int>& deviceOf() const { return loads_.deviceOf(); }
 
  private:
@@ -218,7 +251,8 @@ void refineThroughputLevel(const Problem& problem, std::vector<int>& device_of, 
     // A fresh state every pass: the sums kept by + and - do not drift from one pass to the next.
     ThroughputPass fm(problem, units, options, device_of);
     ++stats.passes;
-    const bool improved = fm.run(stats.moves);
+    bool improved = fm.run(stats.moves);
+    if (!improved) improved = fm.swaps(stats.moves);
     device_of = fm.deviceOf();
     if (!improved) break;
   }

@@ -8,12 +8,15 @@
 // Throughput (max-load and GPipe): a pass moves, one at a time, the unit whose move leaves the best
 // state (objective, then the sum of the squared device loads, so that taking load off one of two
 // devices at the maximum counts before the maximum drops) among the unlocked units of the devices at
-// the maximum (boundary units only when the split must stay contiguous), to any device that can take
-// it, even when the move makes the state worse; the unit is then locked for the pass. After `patience`
-// moves without a new best, the pass rolls back to its best prefix. Passes repeat until one finds
-// nothing better. Every candidate's state is computed exactly and incrementally (SplitLoads: O(nets
-// of the unit + devices) per move), which is what FM's gain buckets approximate for cut objectives; a
-// max-load gain depends on every device's load, so it is recomputed rather than bucketed.
+// the maximum, to any device that can take it, or of their neighbours onto them (which can save
+// them a transfer) — only units at the edge of their device's block when the split must stay
+// contiguous — even when the move makes the state worse; the unit is then locked for the pass. After
+// `patience` moves without a new best, the pass rolls back to its best prefix. Passes repeat until
+// one finds nothing better; then swaps of two units (one on a device at the maximum) are tried, first
+// improvement, and the passes resume after one. Every candidate's state is computed exactly and
+// incrementally (SplitLoads: O(nets of the unit + devices) per move), which is what FM's gain
+// buckets approximate for cut objectives; a max-load gain depends on every device's load, so it is
+// recomputed rather than bucketed.
 //
 // Multilevel (a V-cycle, as in multilevel graph partitioners): the graph is coarsened by clustering
 // (solvers/clustering.h) restricted to units on one device, halving the units per level, the split is

@@ -91,3 +91,52 @@ TEST_F(CliTest, SearchOptionsAreCheckedOnTheCommandLine) {
 
 }  // namespace
 }  // namespace placer::testing
+
+namespace placer::testing {
+namespace {
+
+// Issue 31's options: cluster-dp as an algorithm, the refine and cluster passes in a pipeline, and the
+// checks of --target-ratio, --cluster-target and --alpha.
+TEST_F(CliTest, ClusterDpRefineAndTheirOptionsOnTheCommandLine) {
+  const std::string w = workloadPath("throughput-inputs/OperatorGraphs/bert_l-6_training.json").string();
+  RunResult r =
+      run({"partition", w, "--algorithm", "cluster-dp", "--cluster-target", "80", "--alpha", "0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::ordered_json j = parse(r.out);
+  EXPECT_EQ(j["solver"]["algorithm"], "cluster-dp");
+  EXPECT_EQ(j["status"], "feasible");
+  EXPECT_GE(j["maxLoad"].get<double>(), 72.8649663224 * (1 - 1e-9));  // never below the DP's optimum
+  EXPECT_LE(j["maxLoad"].get<double>(), 72.8649663224 * 1.03);
+  EXPECT_GT(j["lowerBound"].get<double>(), 0);  // its reductions are exact: certified as any solver
+
+  // A pipeline that refines ip-noncontig's split, and one with the lossy cluster pass: no certificate.
+  RunResult refined = run({"partition", w, "--time-limit", "2", "--pipeline",
+                           "subdivide,colocate,partition=ip-noncontig,refine,certify,expand", "--log"});
+  ASSERT_EQ(refined.exit_code, 0) << refined.err;
+  EXPECT_NE(refined.err.find("refine"), std::string::npos) << refined.err;
+  EXPECT_LE(parse(refined.out)["maxLoad"].get<double>(), 72.8649663224 * (1 + 1e-9));
+  RunResult lossy =
+      run({"partition", w, "--pipeline",
+           "subdivide,colocate,orphans,scc,fold-leaves,cluster=60,partition=dp,certify,expand"});
+  ASSERT_EQ(lossy.exit_code, 0) << lossy.err;
+  EXPECT_EQ(parse(lossy.out)["status"], "feasible");
+
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--target-ratio", "0.9"},
+                                       {"--target-ratio", "inf"},
+                                       {"--cluster-target", "0"},
+                                       {"--alpha", "-1"}}) {
+    std::vector<std::string> args{"partition", w};
+    args.insert(args.end(), bad.begin(), bad.end());
+    RunResult e = run(args);
+    EXPECT_EQ(e.exit_code, 2) << bad.front();
+    EXPECT_NE(e.err.find(bad.front()), std::string::npos) << e.err;
+  }
+  // The default time limit is auto's 8 s, and a looser --target-ratio is accepted.
+  RunResult quick = run({"partition", w, "--target-ratio", "1.5", "-q"});
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  EXPECT_LE(parse(quick.out)["maxLoad"].get<double>(),
+            1.5 * parse(quick.out)["lowerBound"].get<double>() + 1e-9);
+}
+
+}  // namespace
+}  // namespace placer::testing
