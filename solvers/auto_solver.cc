@@ -68,6 +68,9 @@ class AutoSearch {
     }
   }
 
+  // The orders SliceGraph sliced, reported whichever split answers.
+  void countOrders(std::int64_t orders) { orders_ = orders; }
+
   bool hasSplit() const { return !best_.placement.device_of.empty(); }
   double value() const { return best_.value; }
   // The best split is within the target ratio of the lower bound.
@@ -84,6 +87,7 @@ class AutoSearch {
     SolveResult out = std::move(best_);
     out.stats.ideals = ideals;
     out.stats.ideal_pairs = ideal_pairs;
+    out.stats.orders = std::max(out.stats.orders, orders_);
     out.bound = std::min(lower_, out.value);
     out.gap = mip::relativeGap(out.value, out.bound);
     out.status = out.bound >= out.value * (1 - 1e-9) ? SolveStatus::Optimal : SolveStatus::Feasible;
@@ -101,6 +105,7 @@ class AutoSearch {
   const SolveOptions& request_;
   SolveResult best_;
   double lower_ = 0;
+  std::int64_t orders_ = 0;
   std::ostringstream story_;
 };
 
@@ -171,7 +176,11 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
     SolveOptions quick = request;
     quick.budget = budget.within(budget.hasDeadline() ? budget.remaining() / 10 : 5.0);
     SolveResult clustered = solveClusterDp(problem, quick, /*kicks=*/20);
-    if (budget.interrupted()) return clustered;
+    if (budget.interrupted()) {
+      clustered.status = SolveStatus::Interrupted;  // whatever it found is not to be used
+      clustered.message = "interrupted";
+      return clustered;
+    }
     search.offer(clustered, "cluster-dp");
     if (search.goodEnough()) return search.answer(0, 0);
   }
@@ -225,6 +234,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
     SolveResult searched = solveSliceGraph(problem, orders);
     if (searched.status == SolveStatus::Interrupted) return searched;
     search.note("slicegraph, " + searched.message);
+    search.countOrders(searched.stats.orders);
     search.offer(searched, "slicegraph");
   }
   // The rest of the budget refines the best split (contiguously, with the iterated search until the

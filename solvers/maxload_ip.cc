@@ -89,9 +89,9 @@ std::vector<int> stageColumnsToDevices(const DeviceSet& devices, const Layout& l
 // pipeline stages in order. Empty (no start) when the split does not fit the layout, e.g. a split
 // with two stages on one device offered to the contiguous program.
 std::vector<double> startFor(const Problem& problem, const Layout& layout, const VarGrid& x,
-                             const std::vector<std::vector<Var>>& stage_kind, const std::vector<Var>& stage_used,
-                             const mip::Model& m, const std::vector<Vertex>& order,
-                             const MaxLoadIpOptions& options) {
+                             const std::vector<std::vector<Var>>& stage_kind,
+                             const std::vector<Var>& stage_used, const mip::Model& m,
+                             const std::vector<Vertex>& order, const MaxLoadIpOptions& options) {
   const DeviceSet& devices = problem.devices;
   const std::vector<int>& start = options.start;
   if (start.size() != boost::num_vertices(problem.graph)) return {};
@@ -155,8 +155,8 @@ void addStageTypes(mip::Model& m, const Problem& problem, const Layout& layout, 
   for (int s = 0; s < stages; ++s) {
     stage_kind.emplace_back();
     for (int k = 0; k < kinds; ++k) {
-      const std::string name =
-          kinds == 1 ? "acc_stage_" + std::to_string(s) : "kind" + std::to_string(k) + "_stage_" + std::to_string(s);
+      const std::string name = kinds == 1 ? "acc_stage_" + std::to_string(s)
+                                          : "kind" + std::to_string(k) + "_stage_" + std::to_string(s);
       const Var type = m.addBinary(name);
       stage_kind[s].push_back(type);
       per_kind[k] += type;
@@ -194,6 +194,115 @@ void addStageTypes(mip::Model& m, const Problem& problem, const Layout& layout, 
   }
 }
 
+// The rows that make the columns a pipeline: with the stage layout, a node's stage is never before its
+// predecessors' (forward) and each stage's backward part is contiguous (§5.3), and the stages' kinds
+// (stage_kind[s][k]: stage s is an accelerator of kind k, none of them a CPU; stage_used[s] with
+// symmetry breaking); with the device layout, the symmetry rows between identical devices.
+void addPipelineRows(mip::Model& m, const Problem& problem, const Layout& layout, const VarGrid& x,
+                     const std::vector<Vertex>& order, bool symmetry_breaking,
+                     std::vector<std::vector<Var>>& stage_kind, std::vector<Var>& stage_used) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  if (layout.stages) {
+    addStageTypes(m, problem, layout, x, symmetry_breaking, stage_kind, stage_used);
+    // Forward edges never go to an earlier stage: a node in stages <= s has its predecessors there
+    // too. This is the chain of ideals of the DP, so each stage is contiguous and the stages form a
+    // pipeline (contiguity alone would allow two contiguous sets that feed each other).
+    std::set<std::pair<Vertex, Vertex>> edges;
+    for (auto [it, end] = boost::edges(g); it != end; ++it) {
+      const Vertex u = boost::source(*it, g), v = boost::target(*it, g);
+      if (u != v && !g[u].backward && !g[v].backward) edges.emplace(u, v);
+    }
+    for (const auto& [u, v] : edges) {
+      LinExpr prefix_u, prefix_v;
+      for (int s = 0; s + 1 < devices.count(); ++s) {
+        for (int c : layout.devices[s]) {
+          prefix_u += term(x, u, c);
+          prefix_v += term(x, v, c);
+        }
+        m.addLe(prefix_v, prefix_u, "precedence");
+      }
+    }
+    // §5.3: the backward part of each device is contiguous on its own.
+    addContiguityRows(m, problem, x, layout.devices, EdgeSide::Backward);
+  } else if (symmetry_breaking) {
+    for (int k = 0; k < devices.kindCount(); ++k) {
+      const int first = devices.firstOfKind(k);
+      addSymmetryRows(m, problem, x, order, first, first + devices.kindSize(k));
+    }
+    addSymmetryRows(m, problem, x, order, devices.accelerators, devices.count());
+  }
+}
+
+// One knapsack row per accelerator column: memory, in units of the accelerator's memory (byte counts
+// next to millisecond costs hurt the LP). A shared weight is held once by a column that holds any of
+// its readers: held[w][c] >= x[r][c]. `held` may stay continuous: it only appears with a positive
+// coefficient in <= rows, so at an integer x it can always sit at max_r x[r][c].
+void addMemoryRows(mip::Model& m, const Problem& problem, const Layout& layout, const VarGrid& x) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const int n = static_cast<int>(boost::num_vertices(g));
+  const int columns = layout.columns();
+  for (int c = 0; c < columns; ++c) {
+    if (!layout.accelerator(c)) continue;
+    const double capacity = devices.kindMemory(layout.kind[c]);
+    LinExpr used;
+    for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+      if (x[v][c].index >= 0 && g[v].memory > 0) used.add(x[v][c], g[v].memory / capacity);
+    }
+    for (std::size_t w = 0; w < problem.weights.size(); ++w) {
+      const SharedWeight& weight = problem.weights[w];
+      if (weight.bytes <= 0) continue;
+      Var held;
+      for (Vertex r : weight.readers) {
+        if (x[r][c].index < 0) continue;
+        if (held.index < 0)
+          held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(c));
+        m.addLe(x[r][c], held, "holds");
+      }
+      if (held.index >= 0) used.add(held, weight.bytes / capacity);
+    }
+    if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(c));
+  }
+}
+
+// Each column's compute and transfers as expressions of the variables, per part: [part][column].
+struct PartLoads {
+  std::vector<std::vector<LinExpr>> compute, comm_in, comm_out;
+};
+
+// The loads per part (0: forward; 1: backward, kept apart only for GPipe).
+PartLoads addLoadTerms(mip::Model& m, const Problem& problem, const Layout& layout, const VarGrid& x,
+                       bool gpipe) {
+  const OpGraph& g = problem.graph;
+  const int n = static_cast<int>(boost::num_vertices(g));
+  const int columns = layout.columns();
+  const int parts = gpipe ? 2 : 1;
+  auto partOf = [&](Vertex v) { return gpipe && g[v].backward ? 1 : 0; };
+  PartLoads loads;
+  auto& [compute, comm_in, comm_out] = loads;
+  for (auto* grid : {&compute, &comm_in, &comm_out})
+    grid->assign(parts, std::vector<LinExpr>(columns));
+  for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+    for (int c = 0; c < columns; ++c) {
+      if (x[v][c].index < 0) continue;
+      const double p = layout.accelerator(c) ? g[v].accTime(layout.kind[c]) : g[v].p_cpu;
+      if (p != 0) compute[partOf(v)][c].add(x[v][c], p);
+    }
+  }
+  const NetCommVars comm = addNetCommVars(m, problem, x, 0, columns);
+  for (std::size_t i = 0; i < problem.nets.size(); ++i) {
+    const Net& net = problem.nets[i];
+    for (int c = 0; c < columns; ++c) {
+      const double cost = layout.accelerator(c) ? net.cost : net.cpu_cost;  // a CPU's boundary work
+      if (cost == 0) continue;
+      if (comm.in[i][c].index >= 0) comm_in[partOf(net.source)][c].add(comm.in[i][c], cost);
+      if (comm.out[i][c].index >= 0) comm_out[partOf(net.source)][c].add(comm.out[i][c], cost);
+    }
+  }
+  return loads;
+}
+
 SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
                       std::chrono::steady_clock::time_point started) {
   const OpGraph& g = problem.graph;
@@ -229,88 +338,14 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   }
   const std::vector<Vertex> order = nodeOrder(g);
 
-  // Stage layout: stage_kind[s][k] says stage s is an accelerator of kind k (none of them: a CPU).
   std::vector<std::vector<Var>> stage_kind;
   std::vector<Var> stage_used;  // stage layout with symmetry breaking: stage s holds a node
-  if (layout.stages) {
-    addStageTypes(m, problem, layout, x, options.symmetry_breaking, stage_kind, stage_used);
-    // Forward edges never go to an earlier stage: a node in stages <= s has its predecessors there
-    // too. This is the chain of ideals of the DP, so each stage is contiguous and the stages form a
-    // pipeline (contiguity alone would allow two contiguous sets that feed each other).
-    std::set<std::pair<Vertex, Vertex>> edges;
-    for (auto [it, end] = boost::edges(g); it != end; ++it) {
-      const Vertex u = boost::source(*it, g), v = boost::target(*it, g);
-      if (u != v && !g[u].backward && !g[v].backward) edges.emplace(u, v);
-    }
-    for (const auto& [u, v] : edges) {
-      LinExpr prefix_u, prefix_v;
-      for (int s = 0; s + 1 < devices.count(); ++s) {
-        for (int c : layout.devices[s]) {
-          prefix_u += term(x, u, c);
-          prefix_v += term(x, v, c);
-        }
-        m.addLe(prefix_v, prefix_u, "precedence");
-      }
-    }
-    // §5.3: the backward part of each device is contiguous on its own.
-    addContiguityRows(m, problem, x, layout.devices, EdgeSide::Backward);
-  } else if (options.symmetry_breaking) {
-    for (int k = 0; k < devices.kindCount(); ++k) {
-      const int first = devices.firstOfKind(k);
-      addSymmetryRows(m, problem, x, order, first, first + devices.kindSize(k));
-    }
-    addSymmetryRows(m, problem, x, order, devices.accelerators, devices.count());
-  }
-
-  // Memory, in units of the accelerator's memory (byte counts next to millisecond costs hurt the LP).
-  // A shared weight is held once by a column that holds any of its readers: held[w][c] >= x[r][c].
-  // `held` may stay continuous: it only appears with a positive coefficient in <= rows, so at an
-  // integer x it can always sit at max_r x[r][c].
-  for (int c = 0; c < columns; ++c) {
-    if (!layout.accelerator(c)) continue;
-    const double capacity = devices.kindMemory(layout.kind[c]);
-    LinExpr used;
-    for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-      if (x[v][c].index >= 0 && g[v].memory > 0) used.add(x[v][c], g[v].memory / capacity);
-    }
-    for (std::size_t w = 0; w < problem.weights.size(); ++w) {
-      const SharedWeight& weight = problem.weights[w];
-      if (weight.bytes <= 0) continue;
-      Var held;
-      for (Vertex r : weight.readers) {
-        if (x[r][c].index < 0) continue;
-        if (held.index < 0)
-          held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(c));
-        m.addLe(x[r][c], held, "holds");
-      }
-      if (held.index >= 0) used.add(held, weight.bytes / capacity);
-    }
-    if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(c));
-  }
-
-  // Loads per part (0: forward; 1: backward, kept apart only for GPipe).
+  addPipelineRows(m, problem, layout, x, order, options.symmetry_breaking, stage_kind, stage_used);
+  addMemoryRows(m, problem, layout, x);
   const int parts = options.gpipe ? 2 : 1;
   auto partOf = [&](Vertex v) { return options.gpipe && g[v].backward ? 1 : 0; };
-  std::vector<std::vector<LinExpr>> compute(parts, std::vector<LinExpr>(columns));
-  std::vector<std::vector<LinExpr>> comm_in(parts, std::vector<LinExpr>(columns));
-  std::vector<std::vector<LinExpr>> comm_out(parts, std::vector<LinExpr>(columns));
-  for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-    for (int c = 0; c < columns; ++c) {
-      if (x[v][c].index < 0) continue;
-      const double p = layout.accelerator(c) ? g[v].accTime(layout.kind[c]) : g[v].p_cpu;
-      if (p != 0) compute[partOf(v)][c].add(x[v][c], p);
-    }
-  }
-  const NetCommVars comm = addNetCommVars(m, problem, x, 0, columns);
-  for (std::size_t i = 0; i < problem.nets.size(); ++i) {
-    const Net& net = problem.nets[i];
-    for (int c = 0; c < columns; ++c) {
-      const double cost = layout.accelerator(c) ? net.cost : net.cpu_cost;  // a CPU's boundary work
-      if (cost == 0) continue;
-      if (comm.in[i][c].index >= 0) comm_in[partOf(net.source)][c].add(comm.in[i][c], cost);
-      if (comm.out[i][c].index >= 0) comm_out[partOf(net.source)][c].add(comm.out[i][c], cost);
-    }
-  }
+  const PartLoads loads = addLoadTerms(m, problem, layout, x, options.gpipe);
+  const auto& [compute, comm_in, comm_out] = loads;
 
   // Objective, with the combinatorial lower bounds on each part's max-load as variable bounds.
   std::vector<double> part_floor(parts, 0.0), part_work(parts, 0.0);
@@ -415,6 +450,9 @@ SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& given
     RefineOptions refine;
     refine.contiguous = options.contiguous;
     refine.budget = Budget(limit / 2, stop);
+    // A contiguous max-load start is the DP's optimum unless the DP ran out of time: the passes
+    // alone, not the iterated search, which could only spend the program's time.
+    if (options.contiguous && !options.gpipe) refine.kicks = 0;
     options.start = refineSplit(problem, options.start, refine).device_of;
   }
   // The program stops a little before the limit, so that its incumbent is refined within it.
@@ -425,7 +463,8 @@ SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& given
   if (result.status == SolveStatus::Feasible || result.status == SolveStatus::TimeLimit) {
     RefineOptions refine;
     refine.contiguous = options.contiguous;
-    refine.budget = Budget(std::isfinite(limit) ? std::max(0.0, limit - secondsSince(started)) : kInfinity, stop);
+    refine.budget =
+        Budget(std::isfinite(limit) ? std::max(0.0, limit - secondsSince(started)) : kInfinity, stop);
     const RefineStats refined = refineResult(problem, result, refine);
     if (refined.after < refined.before) {
       std::ostringstream note;

@@ -2,7 +2,8 @@
 // must answer on every one of them, name the solver that answered and why, and write stage
 // sub-models the ONNX checker accepts. A Llama-2-7B decoder (fp16 weights, 13.5 GB) spreads over
 // the default four 16 GB accelerators with the exact DP; the nn.Transformer encoder-decoder has far
-// more ideals than the DP may take and is answered by SliceGraph. (tests/ort/ort_test.sh --defaults
+// more ideals than the DP may take and is answered by SliceGraph's orders or clustering + DP,
+// refined. (tests/ort/ort_test.sh --defaults
 // runs the stages of Swin-T, the encoder-decoder and the Llama twin in ONNX Runtime.)
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
@@ -38,8 +39,10 @@ nlohmann::json checkStages(const fs::path& dir) {
 
 TEST_F(CliTest, ALlama7BDecoderSpreadsOverTheDefaultDevicesWithTheExactDp) {
   const fs::path report = work_ / "report.json", stages = work_ / "stages";
-  RunResult r = run({"place", scaleModel("llama7b_light.onnx"), "--report", report.string(), "--stages-dir",
-                     stages.string(), "-o", (work_ / "placed.onnx").string()});
+  // The exact DP takes 8-10 s on 2 cores here, more than auto's default 8 s (with which auto answers
+  // with DPL's split, the same optimum unproven: bench/README.md); 30 s let it finish.
+  RunResult r = run({"place", scaleModel("llama7b_light.onnx"), "--time-limit", "30", "--report", report.string(),
+                     "--stages-dir", stages.string(), "-o", (work_ / "placed.onnx").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(report));
   EXPECT_EQ(j["solver"]["algorithm"], "auto");
@@ -62,7 +65,7 @@ TEST_F(CliTest, ALlama7BDecoderSpreadsOverTheDefaultDevicesWithTheExactDp) {
   EXPECT_EQ(manifest["stages"].size(), j["stages"].size());
 }
 
-TEST_F(CliTest, AnEncoderDecoderBeyondTheDpIsAnsweredBySliceGraph) {
+TEST_F(CliTest, AnEncoderDecoderBeyondTheDpIsAnsweredWithoutIt) {
   // The encoder's output feeds all six decoder layers' cross-attention, so the encoder and the
   // decoder's self-attention can run side by side: more than 4,000,000 ideals. A short budget here;
   // the default one is what OrtScaleModels runs.
@@ -72,13 +75,16 @@ TEST_F(CliTest, AnEncoderDecoderBeyondTheDpIsAnsweredBySliceGraph) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(report));
   EXPECT_EQ(j["solver"]["algorithm"], "auto");
-  EXPECT_EQ(j["solver"]["chosen"], "slicegraph");
+  // SliceGraph's orders and clustering + DP both run (issue 31); the better split answers.
+  const std::string chosen = j["solver"]["chosen"];
+  EXPECT_TRUE(chosen == "slicegraph" || chosen == "cluster-dp") << chosen;
   EXPECT_EQ(j["solver"]["status"], "feasible");
   const std::string how = j["solver"]["how"];
+  EXPECT_NE(how.find("more than 4000000 ideals"), std::string::npos) << how;
   EXPECT_NE(how.find("slicegraph, "), std::string::npos) << how;
   EXPECT_NE(how.find(" orders"), std::string::npos) << how;
   EXPECT_GT(j["solver"]["orders"].get<int>(), 0);
-  EXPECT_NE(r.err.find("auto -> slicegraph"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("auto -> " + chosen), std::string::npos) << r.err;
   EXPECT_EQ(checkStages(stages)["stages"].size(), j["stages"].size());
 }
 
