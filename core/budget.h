@@ -14,6 +14,11 @@
 
 namespace placer {
 
+// Seconds on the steady clock since `start`.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 class Budget {
  public:
   using Clock = std::chrono::steady_clock;

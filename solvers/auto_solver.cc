@@ -27,10 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // What auto has found so far: the best split, what proves how good it is, and the story.
 class AutoSearch {
  public:
@@ -220,9 +216,9 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
     OrderSearchOptions orders;
     auto phases = parseOrderPhases(request.orders.empty() ? kDefaultOrderPhases : request.orders);
     if (!phases) {
-      SolveResult failed;
-      failed.message = phases.status().message();
-      return failed;
+      SolveResult bad;
+      bad.message = phases.status().message();
+      return bad;
     }
     orders.phases = *phases;
     orders.seed = request.seed;

@@ -14,10 +14,6 @@ namespace placer {
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The best split of the clusters the DP finds within the budget: its optimum, DPL's split when it
 // runs out of time or ideals, or what went wrong.
 SolveResult splitClusters(const Problem& clustered, const SolveOptions& request) {

@@ -28,7 +28,7 @@ using mip::Var;
 
 namespace {
 
-std::string number(double value) {
+std::string tenDigits(double value) {
   std::ostringstream out;
   out << std::setprecision(10) << value;
   return out.str();
@@ -332,8 +332,8 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   auto where_not = [&](Vertex v) {
     std::string why = !g[v].supportedOnAccelerator() ? "is not supported on accelerators"
                       : k == 0                       ? "has no accelerator to run on"
-                               : "needs " + number(standalone[v]) + " bytes, more than an accelerator's " +
-                                     number(devices.memory);
+                               : "needs " + tenDigits(standalone[v]) + " bytes, more than an accelerator's " +
+                                     tenDigits(devices.memory);
     return why + (devices.cpus == 0 ? ", and there is no CPU" : ", and it does not run on a CPU");
   };
   for (Vertex v = 0; v < n; ++v) {
@@ -352,7 +352,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     if (!cpu && !accelerator) {
       return finish(SolveStatus::Infeasible,
                     describeNode(g, members.front()) + " and its colocation class (" +
-                        std::to_string(members.size()) + " nodes, " + number(memory) +
+                        std::to_string(members.size()) + " nodes, " + tenDigits(memory) +
                         " bytes) fit neither an accelerator nor a CPU");
     }
     for (Vertex v : members) {
@@ -366,9 +366,9 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
     for (int kind = 0; kind < devices.kindCount(); ++kind)
       together += devices.kindSize(kind) * devices.kindMemory(kind);
     if (total > together) {
-      return finish(SolveStatus::Infeasible, "the nodes need " + number(total) + " bytes, more than the " +
+      return finish(SolveStatus::Infeasible, "the nodes need " + tenDigits(total) + " bytes, more than the " +
                                                  std::to_string(k) + " accelerator(s) hold together (" +
-                                                 number(together) + "), and there is no CPU");
+                                                 tenDigits(together) + "), and there is no CPU");
     }
   }
   // On a machine of several kinds a slot also needs the node to fit its accelerator's memory.
@@ -489,7 +489,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
       result.message =
           "no split satisfies the memory, colocation and contiguity constraints (" + r.message + ")";
     } else if (result.status == SolveStatus::TimeLimit) {
-      result.message = "no split found within the time limit of " + number(options.limits.time_limit) +
+      result.message = "no split found within the time limit of " + tenDigits(options.limits.time_limit) +
                        " s, and no start to fall back on (" + r.message + ")";
     }
     result.stats.seconds = seconds();
@@ -534,12 +534,12 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   out.ip_latency = ip_total;
   if (std::abs(ip_total - value) > 1e-6 * std::max(1.0, value)) {
     note =
-        "the program's TotalLatency is " + number(ip_total) + ", its slots' schedule takes " + number(value);
+        "the program's TotalLatency is " + tenDigits(ip_total) + ", its slots' schedule takes " + tenDigits(value);
   }
   if (level && level->latency > value * (1 + 1e-12)) {
     note += std::string(note.empty() ? "" : "; ") + "the evaluator's level split of this placement takes " +
-            number(level->latency) + ", the program's own " + std::to_string(q) +
-            " subgraph(s) per accelerator take " + number(value);
+            tenDigits(level->latency) + ", the program's own " + std::to_string(q) +
+            " subgraph(s) per accelerator take " + tenDigits(value);
   }
   if (!note.empty()) result.message += (result.message.empty() ? "" : "; ") + note;
   out.slot_of = slot_of;

@@ -430,10 +430,6 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   return ipResult(problem, r, device_of, started, evaluate);
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 SolveResult solveMaxLoadIp(const Problem& problem, const MaxLoadIpOptions& given) {

@@ -11,14 +11,10 @@
 
 namespace placer::mip {
 
-namespace {
-
 void appendTerms(std::map<int, double>& merged, const LinExpr& e, double sign) {
   for (const auto& [column, coefficient] : e.terms())
     merged[column] += sign * coefficient;
 }
-
-}  // namespace
 
 LinExpr& LinExpr::operator+=(const LinExpr& other) {
   terms_.insert(terms_.end(), other.terms_.begin(), other.terms_.end());

@@ -6,9 +6,14 @@
 // the whole call, the stop flag, progress and the known bound.
 #pragma once
 
+#include <map>
+
 #include "solvers/mip.h"
 
 namespace placer::mip {
+
+// Adds sign × e's terms to `merged`, by column.
+void appendTerms(std::map<int, double>& merged, const LinExpr& e, double sign);
 
 Result solveGlpk(const Model& model, const Options& options);
 

@@ -34,6 +34,7 @@
 // signal handler would stop), so calls are serialised by a mutex. The project does not run two
 // programs at once today (the DP's and the order search's threads never solve a program), so the
 // lock costs nothing there; it only keeps a future caller safe.
+#include "core/budget.h"
 #include "solvers/mip_backends.h"
 
 #ifdef PLACER_HAVE_CBC
@@ -61,10 +62,6 @@ namespace placer::mip {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 bool isSet(const std::atomic<bool>* flag) {
   return flag != nullptr && flag->load(std::memory_order_relaxed);

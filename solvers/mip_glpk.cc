@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "solvers/mip.h"
+#include "core/budget.h"
 #include "solvers/mip_backends.h"
 
 namespace placer::mip {
@@ -22,14 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
-void appendTerms(std::map<int, double>& merged, const LinExpr& e, double sign) {
-  for (const auto& [column, coefficient] : e.terms())
-    merged[column] += sign * coefficient;
-}
 
 // GLPK prints to stdout unless told not to; the library never prints. Restores the setting.
 class QuietGlpk {

@@ -38,7 +38,7 @@ void refineLevel(const Problem& problem, std::vector<int>& device_of, const Refi
 }
 
 // One graph of the V-cycle: the problem, and how its vertices map onto the next coarser one's.
-struct Level {
+struct CoarserLevel {
   Problem problem;
   std::vector<int> group_of;
 };
@@ -46,7 +46,7 @@ struct Level {
 // Refines on ever coarser graphs, clustered within devices, then back down (see refine.h).
 void refineMultilevel(const Problem& problem, std::vector<int>& device_of, const RefineOptions& options,
                       RefineStats& stats) {
-  std::vector<Level> coarser;  // coarser[i] is level i+1; level 0 is `problem`
+  std::vector<CoarserLevel> coarser;  // coarser[i] is level i+1; level 0 is `problem`
   std::vector<std::vector<int>> split_at{device_of};
   const Problem* current = &problem;
   int units = static_cast<int>(moveUnits(problem).size());
@@ -57,7 +57,7 @@ void refineMultilevel(const Problem& problem, std::vector<int>& device_of, const
     cluster.budget = options.budget;
     Clustering clustering = clusterOperators(*current, cluster);
     if (clustering.units > units * 9 / 10) break;  // the devices' units barely merge any more
-    Level level{contractClusters(*current, clustering), clustering.group_of};
+    CoarserLevel level{contractClusters(*current, clustering), clustering.group_of};
     std::vector<int> coarse_split(static_cast<std::size_t>(clustering.groups), 0);
     for (std::size_t v = 0; v < clustering.group_of.size(); ++v)
       coarse_split[static_cast<std::size_t>(clustering.group_of[v])] = split_at.back()[v];
