@@ -348,4 +348,12 @@ Status verifyLatency(const Problem& problem, const Placement& placement) {
   return Status::ok();
 }
 
+Status verifyForObjective(const Problem& problem, const Placement& placement, bool contiguous) {
+  if (problem.objective.goal == Goal::Latency) return verifyLatency(problem, placement);
+  if (!problem.objective.gpipe) return verify(problem, placement, contiguous);
+  Placement check = placement;
+  check.value = evaluateThroughput(problem, check.device_of).max_load;
+  return verify(problem, check, contiguous);
+}
+
 }  // namespace placer

@@ -74,4 +74,9 @@ std::vector<std::string> latencyViolations(const Problem& problem, const std::ve
 // latency (relative 1e-9).
 Status verifyLatency(const Problem& problem, const Placement& placement);
 
+// The check of a placement for the problem's own objective: verifyLatency for latency, verify (with
+// `contiguous`) for throughput, whose claimed value is the evaluator's max-load except under the GPipe
+// objective, which the evaluator does not compute (the value is then not compared).
+Status verifyForObjective(const Problem& problem, const Placement& placement, bool contiguous);
+
 }  // namespace placer

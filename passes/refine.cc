@@ -3,7 +3,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/refine/refine.h"
 
@@ -24,14 +23,8 @@ Expected<PassResult> RefinePass::run(Problem& problem, const PassOptions&, Pipel
   options.budget =
       state.followedBy("certify") && budget.hasDeadline() ? budget.within(budget.remaining() / 2) : budget;
   const RefineStats stats = refineResult(problem, answer, options);
-  Status verified;
-  if (latency) {
-    verified = verifyLatency(problem, answer.placement);
-  } else {
-    Placement check = answer.placement;
-    if (problem.objective.gpipe) check.value = evaluateThroughput(problem, check.device_of).max_load;
-    verified = verify(problem, check, options.contiguous);
-  }
+  // Checked as the partition pass checks a solver's answer.
+  const Status verified = verifyForObjective(problem, answer.placement, options.contiguous);
   if (!verified) return internalError("the refined placement fails verification: " + verified.message());
   std::ostringstream note;
   note << std::setprecision(8) << stats.before << " -> " << stats.after << " (" << stats.moves << " moves, "

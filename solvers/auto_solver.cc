@@ -149,16 +149,7 @@ SolveResult autoThroughput(const Problem& problem, const SolveOptions& request) 
   AutoSearch search(problem, request);
   search.bound();
   // DPL: polynomial and never stopped by the deadline (the answer of last resort).
-  SolveResult dpl;
-  if (mixed) {
-    dpl = solveDplUnbounded(problem, request.threads, request.limits());
-  } else {
-    OrderSearchOptions slicer;
-    slicer.threads = request.threads;
-    slicer.limits = request.limits();
-    slicer.limits.budget = Budget::unlimited(budget.stopFlag());
-    dpl = solveSliceGraph(problem, slicer);
-  }
+  SolveResult dpl = dplSplit(problem, request);
   if (dpl.status != SolveStatus::Feasible) {
     dpl.solver = "dpl";
     return dpl;  // interrupted, infeasible on its order, error

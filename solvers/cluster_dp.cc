@@ -87,8 +87,7 @@ SolveResult solveClusterDp(const Problem& problem, const SolveOptions& request, 
     how << "; DPL's split of the operators";
   }
   SolveResult& result = best;
-  auto stages = pipelineStages(problem, result.placement.device_of);
-  result.placement.stage_of = stages ? std::move(*stages) : result.placement.device_of;
+  result.placement.stage_of = stagesOrDevices(problem, result.placement.device_of);
   result.status = SolveStatus::Feasible;
   result.bound = 0;
   result.gap = 1;

@@ -270,15 +270,7 @@ SolveResult ipResult(const Problem& problem, const mip::Result& r, const std::ve
   applyMipOutcome(result, r, value);
   result.placement.device_of = device_of;
   result.placement.value = value;
-  Expected<std::vector<int>> stages = pipelineStages(problem, device_of);
-  if (stages) {
-    result.placement.stage_of = std::move(*stages);
-  } else {
-    // The contracted forward graph has a cycle (a colocation class around a path, which a
-    // non-contiguous split may run as two pieces on one device): the stages are ordered on the
-    // original nodes by the expand pass. One stage per device until then.
-    result.placement.stage_of = device_of;
-  }
+  result.placement.stage_of = stagesOrDevices(problem, device_of);
   result.stats.seconds = seconds();
   return result;
 }

@@ -21,6 +21,13 @@
 
 namespace placer {
 
+SolveResult dplSplit(const Problem& problem, const SolveOptions& request) {
+  if (!problem.devices.mixed()) return sliceOrder(problem, dfsForwardOrder(problem));
+  Limits limits;  // the stop flag only: no progress lines, as the slicer's DPL gives none
+  limits.budget = Budget::unlimited(request.budget.stopFlag());
+  return solveDplUnbounded(problem, request.threads, std::move(limits));
+}
+
 namespace {
 
 // The DP's reductions: colocation classes, orphans, SCCs and zero-cost leaves contracted.
@@ -31,16 +38,6 @@ SolveResult failed(SolveStatus status, std::string message) {
   result.status = status;
   result.message = std::move(message);
   return result;
-}
-
-// DPL's split: SliceGraph's slicer on the DFS order, or on a mixed machine (which the slicer does not
-// price) the DP over the DFS linearisation, which is the same split for one kind. Polynomial, and
-// never stopped by the deadline: it is the answer of last resort.
-SolveResult dplSplit(const Problem& problem, const SolveOptions& request) {
-  if (!problem.devices.mixed()) return sliceOrder(problem, dfsForwardOrder(problem));
-  Limits limits;  // the stop flag only: no progress lines, as the slicer's DPL gives none
-  limits.budget = request.budget;
-  return solveDplUnbounded(problem, request.threads, std::move(limits));
 }
 
 // The solver as one that prices accelerator kinds apart.

@@ -47,6 +47,10 @@ struct SolverInfo {
   SolveFn solve;
   // Prices accelerators of several kinds apart (DeviceSet::kinds): each kind's times and memory.
   bool kinds = false;
+  // May return splits over the accelerators' memory (Scotch balances compute and cut, not memory):
+  // its answers are verified for everything else, and SolveResult::memory_violation says by how much
+  // memory is exceeded (the passes check the figure).
+  bool may_exceed_memory = false;
 };
 
 class SolverRegistry {
@@ -62,6 +66,11 @@ class SolverRegistry {
  private:
   std::vector<SolverInfo> solvers_;  // in registration order
 };
+
+// DPL's split: SliceGraph's slicer on the DFS order, or on a mixed machine (which the slicer does not
+// price) the DP over the DFS linearisation, which is the same split for one kind. Polynomial, and
+// stopped only by the stop flag, never by the deadline: it is the answer of last resort.
+SolveResult dplSplit(const Problem& problem, const SolveOptions& request);
 
 // dp, dpl, ip, ip-noncontig and greedy.
 void registerBuiltinSolvers(SolverRegistry& registry);

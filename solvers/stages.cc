@@ -95,4 +95,9 @@ Expected<std::vector<int>> pipelineStages(const Problem& problem, const std::vec
   return stage_of;
 }
 
+std::vector<int> stagesOrDevices(const Problem& problem, const std::vector<int>& device_of) {
+  Expected<std::vector<int>> stages = pipelineStages(problem, device_of);
+  return stages ? std::move(*stages) : device_of;
+}
+
 }  // namespace placer

@@ -21,4 +21,9 @@ namespace placer {
 // only when the forward graph has a cycle.
 Expected<std::vector<int>> pipelineStages(const Problem& problem, const std::vector<int>& device_of);
 
+// pipelineStages, or one stage per device (stage_of = device_of) when the forward graph has a cycle:
+// a contracted graph where a colocation class closes a path, which a split may run as two pieces on
+// one device. The expand pass orders the stages on the original nodes.
+std::vector<int> stagesOrDevices(const Problem& problem, const std::vector<int>& device_of);
+
 }  // namespace placer

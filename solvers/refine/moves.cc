@@ -126,7 +126,8 @@ class ThroughputPass {
       if (!critical[da] || (options_.contiguous && !atBlockEdge(g, units_[a], loads_.deviceOf()))) continue;
       for (std::size_t b = 0; b < units_.size(); ++b) {
         const int db = loads_.deviceOf()[units_[b].front()];
-        if (db == da || !unitRunsOn(problem_, units_[a], db) || !unitRunsOn(problem_, units_[b], da)) continue;
+        if (db == da || !unitRunsOn(problem_, units_[a], db) || !unitRunsOn(problem_, units_[b], da))
+          continue;
         if (options_.contiguous && !atBlockEdge(g, units_[b], loads_.deviceOf())) continue;
         apply(a, db);
         apply(b, da);
@@ -166,22 +167,7 @@ class ThroughputPass {
     return loads_.forwardAcyclic() && (!check_backward_ || loads_.backwardAcyclic());
   }
 
-  // The devices a move off which can lower the objective: those at the maximum (of either pass for
-  // GPipe).
-  std::vector<char> criticalDevices() const {
-    const int count = loads_.devices();
-    std::vector<char> critical(static_cast<std::size_t>(count), 0);
-    for (int part = 0; part < (gpipe_ ? 2 : 1); ++part) {
-      double worst = 0;
-      for (int d = 0; d < count; ++d)
-        worst = std::max(worst, gpipe_ ? loads_.partLoad(part, d) : loads_.load(d));
-      for (int d = 0; d < count; ++d) {
-        const double l = gpipe_ ? loads_.partLoad(part, d) : loads_.load(d);
-        if (l >= worst * (1 - 1e-9)) critical[d] = 1;
-      }
-    }
-    return critical;
-  }
+  std::vector<char> criticalDevices() const { return loads_.critical(gpipe_); }
 
   struct Move {
     std::size_t unit = 0;
@@ -258,8 +244,8 @@ void refineThroughputLevel(const Problem& problem, std::vector<int>& device_of, 
   }
 }
 
-bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& units, std::vector<int>& device_of,
-               std::mt19937_64& rng, bool contiguous) {
+bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& units,
+               std::vector<int>& device_of, std::mt19937_64& rng, bool contiguous) {
   const OpGraph& g = problem.graph;
   const bool gpipe = problem.objective.gpipe;
   SplitLoads loads(problem, device_of);
@@ -271,13 +257,9 @@ bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& u
   }
   // The devices at the maximum, and a random one of them.
   std::vector<int> critical;
-  for (int part = 0; part < (gpipe ? 2 : 1); ++part) {
-    double worst = 0;
-    for (int d = 0; d < loads.devices(); ++d)
-      worst = std::max(worst, gpipe ? loads.partLoad(part, d) : loads.load(d));
-    for (int d = 0; d < loads.devices(); ++d) {
-      if ((gpipe ? loads.partLoad(part, d) : loads.load(d)) >= worst * (1 - 1e-9)) critical.push_back(d);
-    }
+  const std::vector<char> at_max = loads.critical(gpipe);
+  for (int d = 0; d < loads.devices(); ++d) {
+    if (at_max[d]) critical.push_back(d);
   }
   const int from = critical[rng() % critical.size()];
   std::vector<std::size_t> on_device;
@@ -315,8 +297,9 @@ bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& u
       for (Vertex v : units[u])
         loads.move(v, to);
     }
-    const bool fits = loads.memoryFits(to) &&
-                      (!contiguous || (loads.forwardAcyclic() && (!check_backward || loads.backwardAcyclic())));
+    const bool fits =
+        loads.memoryFits(to) &&
+        (!contiguous || (loads.forwardAcyclic() && (!check_backward || loads.backwardAcyclic())));
     if (fits) {
       device_of = loads.deviceOf();
       return true;

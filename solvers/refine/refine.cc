@@ -82,7 +82,8 @@ void refineMultilevel(const Problem& problem, std::vector<int>& device_of, const
 
 // The iterated search after the passes (see refine.h): kicks and passes until `kicks` kicks in a row
 // find nothing better.
-void iterate(const Problem& problem, std::vector<int>& split, const RefineOptions& options, RefineStats& stats) {
+void iterate(const Problem& problem, std::vector<int>& split, const RefineOptions& options,
+             RefineStats& stats) {
   const std::vector<std::vector<Vertex>> units = moveUnits(problem);
   std::mt19937_64 rng(options.seed);
   double best = refineObjective(problem, split);
@@ -132,10 +133,7 @@ RefineStats refineResult(const Problem& problem, SolveResult& result, const Refi
   if (refined.device_of == result.placement.device_of) return refined.stats;
   const double value = refineObjective(problem, refined.device_of);
   result.placement.device_of = std::move(refined.device_of);
-  Expected<std::vector<int>> stages = pipelineStages(problem, result.placement.device_of);
-  // A contracted forward graph with a cycle (a colocation class around a path) has no stage order
-  // until the expand pass orders the stages on the original nodes: one stage per device until then.
-  result.placement.stage_of = stages ? std::move(*stages) : result.placement.device_of;
+  result.placement.stage_of = stagesOrDevices(problem, result.placement.device_of);
   result.value = result.placement.value = value;
   if (result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible) {
     result.status = result.bound >= value * (1 - 1e-9) ? SolveStatus::Optimal : SolveStatus::Feasible;

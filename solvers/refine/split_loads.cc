@@ -176,4 +176,17 @@ bool SplitLoads::acyclic(const std::vector<int>& edges) const {
   return done == devices_;
 }
 
+std::vector<char> SplitLoads::critical(bool gpipe) const {
+  std::vector<char> at_max(static_cast<std::size_t>(devices_), 0);
+  for (int part = 0; part < (gpipe ? 2 : 1); ++part) {
+    double worst = 0;
+    for (int d = 0; d < devices_; ++d)
+      worst = std::max(worst, gpipe ? partLoad(part, d) : load(d));
+    for (int d = 0; d < devices_; ++d) {
+      if ((gpipe ? partLoad(part, d) : load(d)) >= worst * (1 - 1e-9)) at_max[d] = 1;
+    }
+  }
+  return at_max;
+}
+
 }  // namespace placer

@@ -37,6 +37,9 @@ class SplitLoads {
   // The max-load, or with `gpipe` max FW + max BW; `spread` is the sum of the squared loads it is
   // made of (the tie-breaker that rewards taking load off the busiest devices).
   double objective(bool gpipe, double* spread = nullptr) const;
+  // Per device, whether it is at the maximum (of either pass with `gpipe`): the devices a move off
+  // which can lower the objective.
+  std::vector<char> critical(bool gpipe) const;
 
   // The quotient graphs over devices: forward edges (between forward nodes), backward edges (between
   // backward nodes). Acyclic forward quotient = a contiguous split (each device one pipeline stage).
