@@ -180,6 +180,8 @@ void addCertificate(nlohmann::ordered_json& out, const SolveResult& solve) {
   out["status"] = toString(solve.status);
   out["bound"] = solve.bound;
   out["gap"] = solve.gap;
+  // A split over memory (Scotch) is never reported without the excess.
+  if (solve.memory_violation) out["memory_violation_bytes"] = *solve.memory_violation;
   addCertificateFields(out, solve.certificate);
 }
 

@@ -10,6 +10,21 @@
 
 namespace placer {
 
+double memoryExcess(const Problem& problem, const std::vector<int>& device_of) {
+  const std::vector<double> memory = deviceMemory(problem, device_of);
+  double excess = 0;
+  for (int d = 0; d < problem.devices.accelerators; ++d)
+    excess += std::max(0.0, memory[d] - problem.devices.memoryOf(d));
+  return excess;
+}
+
+Problem withUnlimitedMemory(Problem problem) {
+  problem.devices.memory = kInfinity;
+  for (AcceleratorKind& kind : problem.devices.kinds)
+    kind.memory = kInfinity;
+  return problem;
+}
+
 std::string deviceName(const DeviceSet& devices, int d) {
   if (!devices.isAccelerator(d)) return "cpu " + std::to_string(d - devices.accelerators);
   std::string name = "accelerator " + std::to_string(d);

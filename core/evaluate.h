@@ -49,6 +49,15 @@ Evaluation evaluateThroughput(const Problem& problem, const std::vector<int>& de
 // checked on the original nodes after expansion.
 Status verify(const Problem& problem, const Placement& placement, bool contiguous = true);
 
+// Bytes by which a split's accelerators exceed their memory, summed over the accelerators (0 when
+// every one fits): what a solver that may exceed memory (SolverInfo::may_exceed_memory, Scotch)
+// reports, and what the partition and expand passes recompute.
+double memoryExcess(const Problem& problem, const std::vector<int>& device_of);
+
+// The problem with unlimited accelerator memory: verify on it checks everything but memory, for a
+// solver whose memory excess is reported (memoryExcess) rather than refused.
+Problem withUnlimitedMemory(Problem problem);
+
 }  // namespace placer
 
 namespace placer {

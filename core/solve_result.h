@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/problem.h"
@@ -51,9 +52,13 @@ struct SolveResult {
   double gap = 0;            // (value - bound) / value: 0 when proven optimal
   Placement placement;       // on the problem the solver was given
   SolveStats stats;
-  std::string message;  // why, for Infeasible and Error; how, for a search or an automatic choice
-  std::string solver;   // the solver whose placement this is, when another chose it ("auto")
+  std::string message;      // why, for Infeasible and Error; how, for a search or an automatic choice
+  std::string solver;       // the solver whose placement this is, when another chose it ("auto")
   Certificate certificate;  // set by the partition pass
+  // Set only by a solver that may exceed memory (SolverInfo::may_exceed_memory, Scotch): the bytes
+  // by which its accelerators exceed their memory, summed over them (memoryExcess; 0: it fits). Such
+  // a split is not a valid placement when positive, and every output says so.
+  std::optional<double> memory_violation;
 };
 
 // Progress of a long solve, for the CLI's stderr lines.

@@ -39,6 +39,8 @@ nlohmann::ordered_json placementReport(const ReportContext& context, const Probl
   report["throughput_samples_per_second"] = eval.max_load > 0 ? 1.0 / eval.max_load : 0.0;
   report["bound_seconds"] = plan.bound;
   report["gap"] = solve.gap;
+  // A split over memory (Scotch) is never reported without the excess.
+  if (solve.memory_violation) report["memory_violation_bytes"] = *solve.memory_violation;
   addCertificateFields(report, solve.certificate);
   report["solver"] = {{"algorithm", plan.algorithm}};
   // The solver that produced the placement when another chose it (auto), and how it went.

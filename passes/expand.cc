@@ -4,6 +4,7 @@
 
 #include "core/evaluate.h"
 #include "core/latency.h"
+#include "solvers/registry.h"
 #include "solvers/stages.h"
 
 namespace placer {
@@ -53,7 +54,13 @@ Expected<PassResult> ExpandPass::run(Problem& problem, const PassOptions&, Pipel
       placement.stage_of = std::move(*stages);
     }
     placement.value = evaluateThroughput(problem, placement.device_of).max_load;
-    if (Status s = verify(problem, placement, !state.non_contiguous); !s) {
+    // A solver that may exceed memory (Scotch) is checked for everything else, and its excess is
+    // recomputed on the original nodes (shared weights are counted there as the user gave them).
+    const bool over_memory_allowed = state.solver != nullptr && state.solver->may_exceed_memory;
+    if (over_memory_allowed) state.solve->memory_violation = memoryExcess(problem, placement.device_of);
+    if (Status s = verify(over_memory_allowed ? withUnlimitedMemory(problem) : problem, placement,
+                          !state.non_contiguous);
+        !s) {
       return internalError("expanded placement fails verification: " + s.message());
     }
     value = problem.objective.gpipe ? gpipeObjective(problem, placement.device_of) : placement.value;

@@ -167,17 +167,22 @@ Status checkSolverFits(const SolverInfo& solver, const Problem& problem) {
 
 // The independent check of every answer, on the graph the solver saw.
 Status verifyAnswer(const SolverInfo& solver, const Problem& problem, const SolveResult& result) {
-  Status s;
-  if (problem.objective.goal == Goal::Latency) {
-    s = verifyLatency(problem, result.placement);
-  } else {
-    // The claimed value is checked against the evaluator's, except for the GPipe objective, which
-    // the evaluator does not compute.
-    Placement check = result.placement;
-    if (problem.objective.gpipe) check.value = evaluateThroughput(problem, check.device_of).max_load;
-    s = verify(problem, check, solver.contiguous);
+  if (!solver.may_exceed_memory) {
+    const Status s = verifyForObjective(problem, result.placement, solver.contiguous);
+    if (!s) return internalError("the " + solver.name + " placement fails verification: " + s.message());
+    return Status::ok();
   }
+  // Everything but memory is checked; the excess it reports must be the one the split has, so that
+  // no split over memory is ever handed out as a valid one.
+  const Status s = verifyForObjective(withUnlimitedMemory(problem), result.placement, solver.contiguous);
   if (!s) return internalError("the " + solver.name + " placement fails verification: " + s.message());
+  const double excess = memoryExcess(problem, result.placement.device_of);
+  if (!result.memory_violation ||
+      !(std::abs(*result.memory_violation - excess) <= 1e-9 * std::max(1.0, excess))) {
+    return internalError("the " + solver.name + " placement exceeds memory by " + std::to_string(excess) +
+                         " bytes, but the solver reports " +
+                         (result.memory_violation ? std::to_string(*result.memory_violation) : "nothing"));
+  }
   return Status::ok();
 }
 

@@ -8,6 +8,10 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/auto_solver.h"
+#include "solvers/baselines/local_search.h"
+#include "solvers/baselines/one_accelerator.h"
+#include "solvers/baselines/pipedream.h"
+#include "solvers/baselines/scotch.h"
 #include "solvers/cluster_dp.h"
 #include "solvers/dp/throughput_dp.h"
 #include "solvers/latency_greedy.h"
@@ -43,6 +47,12 @@ SolveResult failed(SolveStatus status, std::string message) {
 // The solver as one that prices accelerator kinds apart.
 SolverInfo pricingKinds(SolverInfo info) {
   info.kinds = true;
+  return info;
+}
+
+// The solver as one whose splits may exceed memory, reported rather than refused (Scotch).
+SolverInfo exceedingMemory(SolverInfo info) {
+  info.may_exceed_memory = true;
   return info;
 }
 
@@ -296,6 +306,27 @@ void registerBuiltinSolvers(SolverRegistry& registry) {
       pricingKinds({"greedy", "fill accelerators in topological order (the latency baseline of App. F)",
                     false, true, false, false, false, false, "subdivide", nullptr,
                     [](const Problem& p, const SolveOptions&) { return solveLatencyGreedy(p); }}));
+  // The baselines of Tarnawski et al. 2020, §6 (solvers/baselines/): what the paper's tables set its
+  // algorithms against. None proves anything; scotch may exceed memory and says by how much.
+  registry.add(pricingKinds(
+      {"one-accelerator",
+       "baseline: the whole model on one accelerator (operators it cannot run on a CPU core); infeasible "
+       "when it does not fit",
+       true, true, false, false, true, false, "subdivide", nullptr, solveOneAccelerator}));
+  registry.add({"local-search",
+                "baseline (§6): best single-node moves from a random split to a local optimum, --restarts "
+                "random starts (default 10) from --seed; non-contiguous splits",
+                true, false, false, false, true, false, "subdivide,colocate", nullptr, solveLocalSearch});
+  registry.add(pricingKinds(
+      {"pipedream",
+       "baseline (§6): PipeDream's optimiser, branchings contracted so the graph is a path, then the DP "
+       "over it (no replication)",
+       true, false, true, false, false, false, "subdivide", nullptr, solvePipeDream}));
+  registry.add(
+      exceedingMemory({"scotch",
+                       "baseline (§6): the Scotch graph partitioner (compute balanced, communication "
+                       "cut) over the accelerators; may exceed memory, which the output reports",
+                       true, false, false, false, false, false, "subdivide,colocate", nullptr, solveScotch}));
 }
 
 const SolverRegistry& builtinSolvers() {

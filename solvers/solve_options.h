@@ -32,7 +32,8 @@ struct SolveOptions : Limits {
   mip::Backend mip_backend = mip::kDefaultBackend;
   int subgraphs_per_accelerator = 2;  // q of the non-contiguous latency IP
   std::string orders;      // SliceGraph's order phases (solvers/slicegraph/search.h); empty: the default
-  std::uint64_t seed = 1;  // SliceGraph's random numbers
+  std::uint64_t seed = 1;  // SliceGraph's and local search's random numbers
+  int restarts = 10;       // local search's random starts (Tarnawski et al. 2020, §6: 10)
   int threads = 0;         // 0: every core
   // The cluster pass and the cluster-dp solver (solvers/clustering.h): how many clusters to leave
   // (0: defaultClusterTarget) and Parmesan's alpha, the weight of communication in a merge's score.

@@ -266,6 +266,11 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!v || *v < 0) return "--seed must be a non-negative integer";
     settings.seed = static_cast<std::uint64_t>(*v);
   }
+  if (auto it = args.values.find("restarts"); it != args.values.end()) {
+    auto v = parseInteger(it->second);
+    if (!v || *v < 1 || *v > 1'000'000) return "--restarts must be an integer from 1 to 1000000";
+    settings.restarts = static_cast<int>(*v);
+  }
   if (auto it = args.values.find("threads"); it != args.values.end()) {
     auto v = parseInteger(it->second);
     if (!v || *v < 1 || *v > 1024) return "--threads must be an integer from 1 to 1024";
@@ -394,12 +399,19 @@ std::optional<std::string> parseSolverOptions(const Args& args, std::string& alg
 }
 
 std::vector<OptionSpec> solverOptionSpecs() {
-  return {{"objective", true},    {"algorithm", true},
-          {"max-ideals", true},   {"time-limit", true},
-          {"mip-gap", true},      {"mip-solver", true},
-          {"orders", true},       {"seed", true},
-          {"threads", true},      {"subgraphs-per-accelerator", true},
-          {"target-ratio", true}, {"cluster-target", true},
+  return {{"objective", true},
+          {"algorithm", true},
+          {"max-ideals", true},
+          {"time-limit", true},
+          {"mip-gap", true},
+          {"mip-solver", true},
+          {"orders", true},
+          {"seed", true},
+          {"restarts", true},
+          {"threads", true},
+          {"subgraphs-per-accelerator", true},
+          {"target-ratio", true},
+          {"cluster-target", true},
           {"alpha", true}};
 }
 
