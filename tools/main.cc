@@ -98,6 +98,15 @@ Options:
                           ip-noncontig: integer program, non-contiguous splits (a device may hold
                             several pieces; for latency at most --subgraphs-per-accelerator);
                           greedy: fill accelerators in topological order (latency baseline, App. F)
+                          Baselines of the paper's §6 (no optimality proof):
+                          one-accelerator: the whole model on one accelerator (infeasible when it
+                            does not fit; throughput or latency);
+                          local-search: best single-node moves from random splits to a local
+                            optimum, best of --restarts starts from --seed (non-contiguous);
+                          pipedream: PipeDream's DP after contracting branchings into a path;
+                          scotch: the Scotch graph partitioner over the accelerators; its split
+                            may exceed memory: "memory_violation_bytes" in the output says by
+                            how much (then it is no valid placement)
                           With --objective latency, dp and dpl score the max-load DP's split.
   --target-ratio R        auto stops once its split is proven within R of the optimum (default 1:
                           proven optimal among contiguous splits, as the exact DP proves it)
@@ -114,8 +123,10 @@ Options:
                           priority vectors), brkga:POP:GENS (genetic search over priorities),
                           mla and mla-weighted (least linear-arrangement orders; mla:POP:GENS);
                           default mla-weighted,mla,random:1000,brkga:100:100
-  --seed N                random seed of the order search (default 1): the same seed gives the
-                          same split, whatever --threads, unless the time limit cuts the search
+  --seed N                random seed of the order search, local-search and scotch (default 1):
+                          the same seed gives the same split, whatever --threads, unless the time
+                          limit cuts the search
+  --restarts N            local-search's random starts (default 10, as in the paper)
   --threads N             threads for the order search and the exact DP (default: every core);
                           the answer does not depend on it
   --mip-gap G             stop an integer program once the relative gap is at most G (default 0)

@@ -108,14 +108,18 @@ Options:
                           latency), dp (exact DP), dpl (linearised DP), slicegraph (order search),
                           cluster-dp (DP on operator clusters, refined), ip (integer program,
                           contiguous), ip-noncontig (integer program, non-contiguous: a device may
-                          run several stages), greedy (latency baseline); see `partition --help`
+                          run several stages), greedy (latency baseline), and the paper's
+                          baselines one-accelerator, local-search (--restarts N), pipedream and
+                          scotch (may exceed memory: the report's memory_violation_bytes says by
+                          how much); see `partition --help`
   --time-limit S          seconds for the whole solve (as for partition; default 8 for auto, no
                           limit otherwise)
   --target-ratio R, --cluster-target K, --alpha A
                           auto's stopping ratio and cluster-dp's clusters, as for partition
-  --orders SPEC, --seed N, --threads N
-                          SliceGraph's orders, random seed, and threads of the order search
-                          and the exact DP, as for partition
+  --orders SPEC, --seed N, --restarts N, --threads N
+                          SliceGraph's orders, random seed (also local-search's and scotch's),
+                          local-search's random starts, and threads of the order search and the
+                          exact DP, as for partition
   --mip-gap G, --mip-solver glpk|cbc, --subgraphs-per-accelerator Q
                           integer-program settings, as for partition
   --dim NAME=VALUE        value of a symbolic input dimension (repeatable; others default to 1)
