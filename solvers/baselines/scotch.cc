@@ -46,7 +46,7 @@ std::map<std::pair<std::size_t, std::size_t>, double> unitTraffic(const Problem&
   return traffic;
 }
 
-SCOTCH_Num scaled(double value, double scale) {
+SCOTCH_Num scotchWeight(double value, double scale) {
   return std::max<SCOTCH_Num>(1, static_cast<SCOTCH_Num>(std::llround(value * scale)));
 }
 
@@ -70,11 +70,11 @@ CsrGraph buildCsr(const std::vector<double>& work,
   CsrGraph csr;
   csr.begin.push_back(0);
   for (std::size_t v = 0; v < vertices; ++v) {
-    csr.vertex_weight.push_back(scaled(work[v], scale));
+    csr.vertex_weight.push_back(scotchWeight(work[v], scale));
     std::sort(arcs[v].begin(), arcs[v].end());
     for (const auto& [to, cost] : arcs[v]) {
       csr.adjacency.push_back(to);
-      csr.edge_weight.push_back(scaled(cost, scale));
+      csr.edge_weight.push_back(scotchWeight(cost, scale));
     }
     csr.begin.push_back(static_cast<SCOTCH_Num>(csr.adjacency.size()));
   }
