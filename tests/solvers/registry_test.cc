@@ -36,6 +36,11 @@ Problem smallDag(std::uint32_t seed, int n) {
   return b.build();
 }
 
+// one-accelerator refuses a model that does not fit one accelerator (every node here runs on one).
+bool fitsOneAccelerator(const SolverInfo& s, const Problem& p) {
+  return s.name != "one-accelerator" || totalMemory(p) <= p.devices.memory;
+}
+
 SolveResult solve(const Problem& p, const std::string& name) {
   auto outcome = runPipeline(p, defaultPipeline(name, p.objective.goal));
   EXPECT_TRUE(outcome.hasValue()) << name << ": " << outcome.status().message();
@@ -51,8 +56,11 @@ TEST(SolverRegistry, NamesAreUniqueAndUnknownOnesListTheKnown) {
     EXPECT_FALSE(s.summary.empty()) << s.name;
   }
   EXPECT_EQ(names,
-            (std::set<std::string>{"auto", "dp", "dpl", "cluster-dp", "slicegraph", "ip", "ip-noncontig", "greedy"}));
-  EXPECT_EQ(builtinSolvers().names(), "auto, dp, dpl, cluster-dp, slicegraph, ip, ip-noncontig or greedy");
+            (std::set<std::string>{"auto", "dp", "dpl", "cluster-dp", "slicegraph", "ip", "ip-noncontig",
+                                   "greedy", "one-accelerator", "local-search", "pipedream", "scotch"}));
+  EXPECT_EQ(builtinSolvers().names(),
+            "auto, dp, dpl, cluster-dp, slicegraph, ip, ip-noncontig, greedy, one-accelerator, local-search, "
+            "pipedream or scotch");
   auto unknown = findSolver("magic");
   ASSERT_FALSE(unknown.hasValue());
   EXPECT_NE(unknown.status().message().find("unknown algorithm 'magic' (expected auto, dp, dpl"),
@@ -81,11 +89,13 @@ TEST(SolverRegistry, EveryThroughputSolverAnswersAndVerifies) {
     const Problem p = smallDag(seed, 7 + static_cast<int>(seed % 4));
     const double optimum = solve(p, "dp").value;
     for (const SolverInfo& s : builtinSolvers().all()) {
-      if (!s.throughput) continue;
+      if (!s.throughput || !fitsOneAccelerator(s, p)) continue;
       const SolveResult r = solve(p, s.name);
       SCOPED_TRACE(s.name + ", seed " + std::to_string(seed));
-      EXPECT_TRUE(verify(p, r.placement, s.contiguous).isOk())
-          << verify(p, r.placement, s.contiguous).message();
+      // Scotch may exceed memory (reported, and checked in tests/solvers/baselines_test.cc).
+      const Problem checked = s.may_exceed_memory ? withUnlimitedMemory(p) : p;
+      EXPECT_TRUE(verify(checked, r.placement, s.contiguous).isOk())
+          << verify(checked, r.placement, s.contiguous).message();
       EXPECT_LE(r.bound, r.value + 1e-9);
       if (s.contiguous) {
         EXPECT_GE(r.value, optimum - 1e-9) << "below the contiguous optimum";
@@ -106,7 +116,7 @@ TEST(SolverRegistry, EveryLatencySolverAnswersAndTheProgramsBeatTheirStarts) {
     p.objective.goal = Goal::Latency;
     std::map<std::string, double> value;
     for (const SolverInfo& s : builtinSolvers().all()) {
-      if (!s.latency) continue;
+      if (!s.latency || !fitsOneAccelerator(s, p)) continue;
       const SolveResult r = solve(p, s.name);
       SCOPED_TRACE(s.name + ", seed " + std::to_string(seed));
       EXPECT_TRUE(verifyLatency(p, r.placement).isOk()) << verifyLatency(p, r.placement).message();
