@@ -183,6 +183,36 @@ TEST(Baselines, OneAcceleratorIsTheWholeModelOrInfeasible) {
   EXPECT_EQ(latency->solve.placement.device_of, (std::vector<int>{0, 0, 3}));
 }
 
+// A machine of two kinds: one-accelerator takes the kind that runs the model fastest within its
+// memory, pipedream's DP prices each kind; local search and Scotch treat accelerators alike and are
+// refused, naming the solvers that do not.
+TEST(Baselines, OnAMixedMachine) {
+  DeviceSet devices(2, 100, 1);
+  devices.kinds = {{"fast", 1, 30}, {"slow", 1, 100}};
+  testing::GraphBuilder b(devices);
+  const int x = b.node(1, 10, 20), y = b.node(2, 20, 20);
+  b.edge(x, y, 0.5);
+  Problem p = b.build();
+  p.graph[static_cast<Vertex>(x)].p_kinds = {3};
+  p.graph[static_cast<Vertex>(y)].p_kinds = {6};
+  auto one = runBaseline(p, "one-accelerator");
+  ASSERT_TRUE(one.hasValue()) << one.status().message();
+  EXPECT_EQ(one->solve.placement.device_of, (std::vector<int>{1, 1}));  // 40 bytes: only the slow kind
+  EXPECT_DOUBLE_EQ(one->solve.value, 9);
+  auto pipedream = runBaseline(p, "pipedream");
+  ASSERT_TRUE(pipedream.hasValue()) << pipedream.status().message();
+  expectVerified(p, *pipedream, "pipedream");
+  // The fast kind holds one of the two: y there (2 + 0.5), x on the slow one (3 + 0.5).
+  EXPECT_DOUBLE_EQ(pipedream->solve.value, 3.5);
+  EXPECT_EQ(pipedream->solve.placement.device_of, (std::vector<int>{1, 0}));
+  for (const char* name : {"local-search", "scotch"}) {
+    auto refused = runBaseline(p, name);
+    ASSERT_FALSE(refused.hasValue()) << name;
+    EXPECT_NE(refused.status().message().find("one-accelerator or pipedream"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 // Every split of the units onto the devices (memory, support, colocation), the least max-load.
 double exhaustiveNonContiguous(const Problem& p) {
   const std::vector<std::vector<Vertex>> units = moveUnits(p);
