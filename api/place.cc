@@ -153,16 +153,21 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
       {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir},
       {naming == OptionNaming::Flag ? "--emit genai" : optionName("genai_dir", naming), &files.genai_dir}};
   std::map<std::filesystem::path, std::string> seen;
+  auto claim = [&](const std::string& name, const std::filesystem::path& path) {
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+    if (ec) resolved = std::filesystem::absolute(path).lexically_normal();
+    auto [previous, inserted] = seen.try_emplace(resolved, name);
+    if (inserted) return Status::ok();
+    return unsupported(previous->second + " and " + name + " name the same file (" + path.string() +
+                       "); give each output its own path");
+  };
   for (const auto& [name, path] : named) {
     if (!*path) continue;
-    std::error_code ec;
-    std::filesystem::path resolved = std::filesystem::weakly_canonical(**path, ec);
-    if (ec) resolved = std::filesystem::absolute(**path).lexically_normal();
-    auto [previous, inserted] = seen.try_emplace(resolved, name);
-    if (!inserted) {
-      return unsupported(previous->second + " and " + name + " name the same file (" + (*path)->string() +
-                         "); give each output its own path");
-    }
+    if (Status s = claim(name, **path); !s) return s;
+  }
+  for (const ExtraFile& extra : files.extra) {
+    if (Status s = claim(extra.option, extra.path); !s) return s;
   }
   const std::string force = naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming);
   if (files.stages_dir && !files.force) {
@@ -261,6 +266,9 @@ Status writeOutputs(const LoadedModel& model, const Placed& placed, AnnotateMode
     auto text = placementJson(model, placed);
     if (!text) return text.status();
     if (Status s = outputs.stageFile(*files.placement, *text); !s) return s;
+  }
+  for (const ExtraFile& extra : files.extra) {
+    if (Status s = outputs.stageFile(extra.path, extra.bytes); !s) return s.withContext(extra.option);
   }
   return outputs.commit();
 }

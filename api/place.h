@@ -69,6 +69,13 @@ Expected<StageSet> stageModels(const LoadedModel& model, const Placed& placed,
 // The plan written into the model's metadata, as JSON text (node → device and stage, ...).
 Expected<std::string> placementJson(const LoadedModel& model, const Placed& placed);
 
+// A further file a run writes with its outputs (a picture: --svg, --dot, --timeline).
+struct ExtraFile {
+  std::string option;  // how messages name it: "--svg"
+  std::filesystem::path path;
+  std::string bytes;
+};
+
 // Where a run writes its outputs; each unset one is not written.
 struct OutputFiles {
   std::optional<std::filesystem::path> model;       // the annotated model (-o)
@@ -80,6 +87,7 @@ struct OutputFiles {
   bool force = false;  // replace a stage directory that holds other files (never one holding an input)
   // How the written models reach the model's external data: links to its data files, or copies.
   StageData stage_data = StageData::Reference;
+  std::vector<ExtraFile> extra;  // written in the same transaction
 };
 
 // What can be refused before any work: two outputs naming one file, a stage directory that holds
