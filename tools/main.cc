@@ -27,6 +27,7 @@
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
+#include "tools/picture_outputs.h"
 #include "tools/map_command.h"
 #include "tools/simulate_command.h"
 #include "tools/topology_command.h"
@@ -191,6 +192,8 @@ Options:
   -q, --quiet             no progress or summary on standard error (progress is one line updated
                           in place on a terminal, plain lines at most once a second otherwise)
 
+Pictures (written with the output, all or none; README.md, "Pictures"):
+)" PLACER_PICTURE_OPTIONS_HELP R"(
 The output has "maxLoad" (or "totalLatency") and "status" (optimal; feasible when a heuristic or a
 time-limited integer program answered; time-limit when the exact DP ran out of time and DPL's split
 answers), "bound" (the solver's own proven lower bound) and "gap", the certificate: "upperBound"
@@ -231,6 +234,8 @@ int runPartition(const Args& args) {
   options.gpipe = args.flags.count("gpipe") > 0;
   if (int rc = validateRunOptions(options, "partition"); rc != kOk) return rc;
   const bool quiet = args.flags.count("quiet") > 0;
+  PictureRequest pictures;
+  if (auto error = parsePictureOptions(args, options.goal, pictures)) return usageError(*error, "partition");
 
   Problem problem;
   if (int rc = loadWorkloadProblem(args, "partition", workload, problem); rc != kOk) return rc;
@@ -255,7 +260,14 @@ int runPartition(const Args& args) {
   if (!partitioned) return fail(partitioned.status().withContext(workload));
 
   const SolveResult& solve = partitioned->solve;
-  if (Status s = emit(args, jsonText(partitioned->output, 4) + "\n", {workload}); !s) return fail(s);
+  std::vector<PictureFile> drawn;
+  if (pictures.any()) {
+    auto made = drawPictures(pictures, partitionedView(workload, *partitioned), &interruptFlag(), quiet);
+    if (!made) return fail(made.status());
+    drawn = std::move(*made);
+  }
+  if (Status s = emitWithPictures(args, jsonText(partitioned->output, 4) + "\n", {workload}, drawn); !s)
+    return fail(s);
   if (args.flags.count("log")) {
     for (const PassRecord& r : partitioned->log) {
       std::fprintf(stderr, "onnx-placer: pass %-10s %6zu -> %6zu nodes, %6zu -> %6zu edges, %8.3f s  %s\n",
@@ -409,6 +421,8 @@ std::vector<Command> commands() {
                     {"pass-plugin", true, true}, {"replicas", true}, {"topology", true}, {"time-unit", true},
                     {"map", true}, {"map-cost", true}, {"map-time-limit", true}, {"samples-per-step", true},
                     {"allreduce-bandwidth", true}});
+  const std::vector<OptionSpec> pictures = pictureOptionSpecs();
+  partition.insert(partition.end(), pictures.begin(), pictures.end());
   std::vector<OptionSpec> evaluate = device_options;
   evaluate.push_back({"split", true});
   evaluate.push_back({"objective", true});

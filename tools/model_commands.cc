@@ -31,6 +31,7 @@
 #include "passes/pass_manager.h"
 #include "passes/subdivide.h"
 #include "tools/interrupt.h"
+#include "tools/picture_outputs.h"
 
 namespace placer::cli {
 
@@ -158,7 +159,9 @@ Options:
                           --cost-plugin, profiles and the roofline model
   --verify-each           check the graph invariants after every pass
   -q, --quiet             no progress or summary on standard error
-)";
+
+Pictures (written with the other outputs, all or none; README.md, "Pictures"):
+)" PLACER_PICTURE_OPTIONS_HELP;
 
 const char* const kInspectHelp = R"(Usage: onnx-placer inspect MODEL.onnx [options]
 
@@ -269,6 +272,8 @@ std::vector<OptionSpec> placeOptions() {
                              {"stage-data", true}, {"topology", true}, {"map", true}, {"map-cost", true},
                              {"map-time-limit", true}, {"replicas", true},
                              {"pipeline", true}, {"verify-each", false}, {"emit", true, true}});
+  const std::vector<OptionSpec> pictures = pictureOptionSpecs();
+  specs.insert(specs.end(), pictures.begin(), pictures.end());
   return specs;
 }
 
@@ -310,6 +315,9 @@ int runPlace(const Args& args) {
       dir = item.substr(eq + 1);
     }
   }
+  PictureRequest pictures;
+  if (auto error = parsePictureOptions(args, options.goal, pictures)) return usageError(*error, "place");
+  files.extra = plannedPictureFiles(pictures);
   // Refused before any work rather than after the solve.
   if (Status s = api::checkOutputFiles(files, api::OptionNaming::Flag); !s) {
     if (s.code() == StatusCode::Unsupported) return usageError(s.message(), "place");
@@ -330,6 +338,11 @@ int runPlace(const Args& args) {
   auto placed = api::solveModel(model, options, control);
   endProgressLine();
   if (!placed) return fail(placed.status());
+  if (pictures.any()) {
+    auto drawn = drawPictures(pictures, placedView(model, *placed), &stop, quiet);
+    if (!drawn) return fail(drawn.status());
+    files.extra = std::move(*drawn);
+  }
   if (Status s = api::writeOutputs(model, *placed, options.annotate, files, &stop); !s) return fail(s);
   if (!files.report) std::cout << api::reportText(*placed) << std::flush;
   if (!quiet) {
