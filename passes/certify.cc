@@ -42,7 +42,7 @@ Expected<PassResult> CertifyPass::run(Problem& problem, const PassOptions& optio
   const Problem& original = state.original() != nullptr ? *state.original() : problem;
   state.solve->certificate = certify(problem, original, solver, *state.solve, state.budget(),
                                      boundSeconds(options, state), options.solver.mip_backend, optimum);
-  out.note = certificateSummary(state.solve->certificate);
+  out.note = answerSummary(*state.solve);
   return out;
 }
 

@@ -281,7 +281,7 @@ int runPartition(const Args& args) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
     std::fprintf(stderr, "onnx-placer: %s %.10g, %s (%s, %s", what, solve.value,
-                 certificateSummary(solve.certificate).c_str(), solverName(options.algorithm, solve).c_str(),
+                 answerSummary(solve).c_str(), solverName(options.algorithm, solve).c_str(),
                  toString(solve.status));
     if (solve.status == SolveStatus::Feasible && solve.bound > 0) {
       std::fprintf(stderr, ", its own bound %.10g, gap %.2f%%", solve.bound, 100 * solve.gap);

@@ -351,7 +351,7 @@ int runPlace(const Args& args) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
     std::fprintf(stderr, "onnx-placer: %s %.6g ms over %zu stage(s), %s (%s, %s), %.2f s\n",
                  options.goal == Goal::Latency ? "latency" : "max-load per sample", placed->plan.value * 1e3,
-                 placed->plan.stages.size(), certificateSummary(solve.certificate).c_str(),
+                 placed->plan.stages.size(), answerSummary(solve).c_str(),
                  solverName(options.algorithm, solve).c_str(), placed->plan.status.c_str(), elapsed);
     if ((!solve.solver.empty() || solve.status == SolveStatus::TimeLimit) && !solve.message.empty())
       say("", options.algorithm + ": " + solve.message);

@@ -108,4 +108,14 @@ std::string certificateSummary(const Certificate& c) {
   return text;
 }
 
+std::string answerSummary(const SolveResult& result) {
+  if (result.memory_violation.value_or(0) > 0) {
+    char text[160];
+    std::snprintf(text, sizeof text, "exceeds the accelerators' memory by %.6g bytes: no valid placement",
+                  *result.memory_violation);
+    return text;
+  }
+  return certificateSummary(result.certificate);
+}
+
 }  // namespace placer

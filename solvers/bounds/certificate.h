@@ -39,4 +39,9 @@ Certificate certify(const Problem& solved, const Problem& original, const Solver
 
 std::string certificateSummary(const Certificate& certificate);
 
+// The one-line summary of an answer: certificateSummary, or for a split over the accelerators'
+// memory (SolveResult::memory_violation, Scotch) by how much it exceeds it: such a split is no
+// placement, and no certificate is claimed for it.
+std::string answerSummary(const SolveResult& result);
+
 }  // namespace placer
