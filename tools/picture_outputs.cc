@@ -38,8 +38,7 @@ picture::PlacementView placedView(const api::LoadedModel& model, const api::Plac
   const DeviceSet& devices = placed.problem.devices;
   view.title = std::filesystem::path(model.graph.path).filename().string() + " on " +
                std::to_string(devices.accelerators) + " accelerator(s)" +
-               (devices.cpus > 0 ? " and " + std::to_string(devices.cpus) + " CPU core(s)" : "") + " (" +
-               model.devices.name + ")";
+               (devices.cpus > 0 ? " and " + std::to_string(devices.cpus) + " CPU core(s)" : "");
   view.problem = &placed.problem;
   view.device_of = placed.solve.placement.device_of;
   view.stage_of = placed.solve.placement.stage_of;

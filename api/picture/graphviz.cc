@@ -158,7 +158,9 @@ Expected<std::string> renderDotSvg(std::string_view dot_text, double timeout_sec
   if (stopped || timed_out) ::kill(pid, SIGKILL);
   const int status = waitForDot(pid);
   if (stopped) return interrupted("interrupted while graphviz's dot ran");
-  if (timed_out) return timeLimit("graphviz's dot ran longer than " + std::to_string(timeout_seconds) + " s");
+  if (timed_out)
+    return timeLimit("graphviz's dot ran longer than " +
+                     std::to_string(static_cast<long long>(timeout_seconds)) + " s");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || svg.empty()) {
     const std::string how = WIFEXITED(status)
                                 ? "exit status " + std::to_string(WEXITSTATUS(status))

@@ -89,6 +89,34 @@ std::map<std::pair<int, int>, BoxEdge> boxEdges(const PlacementView& view, const
   return edges;
 }
 
+// Too many edges between boxes (a random graph's boxes are nearly all connected) make a picture no one
+// can read and a layout graphviz takes minutes over: past this, only the crossings are drawn, summed
+// per pair of stages, and each stage's boxes are stacked in their order by invisible edges.
+std::size_t maxDrawnEdges(std::size_t boxes) {
+  return 4 * boxes + 40;
+}
+
+std::map<std::pair<int, int>, BoxEdge> stagePairEdges(const std::map<std::pair<int, int>, BoxEdge>& edges,
+                                                      const GraphBoxes& boxes) {
+  std::map<int, std::pair<int, int>> span;  // group -> its first and last box
+  for (std::size_t b = 0; b < boxes.boxes.size(); ++b) {
+    auto [it, inserted] = span.try_emplace(boxes.boxes[b].group, static_cast<int>(b), static_cast<int>(b));
+    if (!inserted) it->second.second = static_cast<int>(b);
+  }
+  std::map<std::pair<int, int>, BoxEdge> out;
+  for (const auto& [key, edge] : edges) {
+    if (!edge.crossing) continue;
+    const int from = span[boxes.boxes[key.first].group].second,
+              to = span[boxes.boxes[key.second].group].first;
+    BoxEdge& sum = out[{from, to}];
+    sum.crossing = true;
+    sum.tensors += edge.tensors;
+    sum.bytes += edge.bytes;
+    sum.cost += edge.cost;
+  }
+  return out;
+}
+
 std::string edgeLabel(const PlacementView& view, const BoxEdge& edge) {
   std::string size;
   if (view.seconds) {
@@ -112,7 +140,7 @@ std::string deviceSummary(const PlacementView& view, int device, const TimeUnit&
 }
 
 // The title and the legend: an HTML-like label (graphviz's) on the whole graph, at the top.
-std::string legendLabel(const PlacementView& view, const TimeUnit& unit, bool collapsed) {
+std::string legendLabel(const PlacementView& view, const TimeUnit& unit, bool collapsed, bool bundled) {
   const int bottleneck = bottleneckDevice(view);
   std::string html = "<<table border=\"0\" cellspacing=\"2\" cellpadding=\"2\">";
   html += "<tr><td colspan=\"2\" align=\"left\"><font point-size=\"20\"><b>" + xmlEscape(view.title) +
@@ -139,6 +167,11 @@ std::string legendLabel(const PlacementView& view, const TimeUnit& unit, bool co
     html +=
         "<tr><td border=\"1\"> </td><td align=\"left\">double-bordered box: operators collapsed by name "
         "scope (or a run of consecutive operators), with their count, time and op types</td></tr>";
+  }
+  if (bundled) {
+    html +=
+        "<tr><td> </td><td align=\"left\">too many edges to draw: only the crossings, summed per pair of "
+        "stages; a stage's boxes are in pipeline order</td></tr>";
   }
   return html + "</table>>";
 }
@@ -178,11 +211,13 @@ std::string placementDot(const PlacementView& view, const DotOptions& options) {
   const TimeUnit unit = viewTimeUnit(view);
   const int bottleneck = bottleneckDevice(view);
 
+  std::map<std::pair<int, int>, BoxEdge> edges = boxEdges(view, boxes);
+  const bool bundled = edges.size() > maxDrawnEdges(boxes.boxes.size());
   std::string dot = "digraph placement {\n";
   dot +=
       "  graph [fontname=\"DejaVu Sans\", labelloc=t, labeljust=l, newrank=true, nodesep=0.2, ranksep=0.22, "
       "label=" +
-      legendLabel(view, unit, boxes.collapsed) + "];\n";
+      legendLabel(view, unit, boxes.collapsed, bundled) + "];\n";
   dot +=
       "  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\", fontsize=10, penwidth=0.8, "
       "height=0.3, "
@@ -222,7 +257,17 @@ std::string placementDot(const PlacementView& view, const DotOptions& options) {
     }
     dot += "  }\n";
   }
-  for (const auto& [key, edge] : boxEdges(view, boxes)) {
+  if (bundled) {
+    std::map<int, std::size_t> previous;  // group -> its last box so far
+    for (std::size_t b = 0; b < boxes.boxes.size(); ++b) {
+      auto [it, first] = previous.try_emplace(boxes.boxes[b].group, b);
+      if (!first)
+        dot += "  b" + std::to_string(it->second) + " -> b" + std::to_string(b) + " [style=invis];\n";
+      it->second = b;
+    }
+    edges = stagePairEdges(edges, boxes);
+  }
+  for (const auto& [key, edge] : edges) {
     dot += "  b" + std::to_string(key.first) + " -> b" + std::to_string(key.second);
     if (edge.crossing) {
       dot += std::string(" [color=\"") + kBoundaryColor + "\", penwidth=2";

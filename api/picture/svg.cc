@@ -162,7 +162,11 @@ std::string formatNumber(double value, int digits) {
   if (std::isnan(value)) return "n/a";
   if (std::isinf(value)) return value > 0 ? "\xE2\x88\x9E" : "-\xE2\x88\x9E";
   char text[48];
-  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  if (std::abs(value) >= 1000 && std::abs(value) < 1e9) {
+    std::snprintf(text, sizeof text, "%.0f", value);  // "2110", not "2.11e+03"
+  } else {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+  }
   return text;
 }
 

@@ -30,7 +30,8 @@ std::string fitText(std::string_view text, double max_width, double font_size);
 // Up to about `count` round tick values (1, 2, 2.5 or 5 times a power of ten) covering [low, high].
 std::vector<double> niceTicks(double low, double high, int count);
 
-// A number with `digits` significant digits, without trailing zeros ("12.5", "0.003", "1.2e+09").
+// A number with `digits` significant digits, without trailing zeros ("12.5", "0.003", "2110", "1.2e+09";
+// from 1000 to 1e9 every integer digit is kept).
 std::string formatNumber(double value, int digits = 3);
 
 // `hex` ("#4e79a7") mixed with white in the proportion `white` (0: the colour, 1: white).

@@ -11,6 +11,7 @@
 #include "api/picture/placement_graph.h"
 #include "api/picture/timeline.h"
 #include "core/evaluate.h"
+#include "core/synthetic.h"
 #include "tests/api/picture/svg_check.h"
 #include "tests/graph_builder.h"
 
@@ -109,6 +110,24 @@ TEST(GraphBoxes, TwoThousandOperatorsFitInTheBoxesEachInExactlyOne) {
   writeText(dir / "large.dot", dot);
   EXPECT_TRUE(placer::testing::dotAccepts(dir / "large.dot"));
   EXPECT_NE(dot.find("double-bordered box"), std::string::npos);  // the legend says what a box is
+}
+
+TEST(PlacementGraph, ARandomGraphsTangleOfBoxEdgesIsDrawnAsCrossingsPerPairOfStages) {
+  SyntheticOptions options;
+  options.nodes = 2000;
+  options.seed = 3;
+  auto problem = makeSyntheticProblem(options);
+  ASSERT_TRUE(problem.hasValue()) << problem.status().message();
+  const PlacementView view = evenView(*problem, false);
+  const std::string dot = placementDot(view);
+  EXPECT_NE(dot.find("too many edges to draw"), std::string::npos);
+  std::size_t drawn = 0;
+  for (std::size_t at = dot.find(" -> b"); at != std::string::npos; at = dot.find(" -> b", at + 1))
+    ++drawn;
+  EXPECT_LE(drawn, 90u + 6u);  // the boxes' invisible order edges and a crossing per pair of stages
+  const auto dir = pictureTestDir("graph-random");
+  writeText(dir / "random.dot", dot);
+  EXPECT_TRUE(placer::testing::dotAccepts(dir / "random.dot"));
 }
 
 TEST(GraphBoxes, NamesWithoutScopesAreCutIntoRuns) {
