@@ -24,6 +24,7 @@
 #include "solvers/bounds/certificate.h"
 #include "tools/bound_command.h"
 #include "tools/calibrate_command.h"
+#include "tools/compare_command.h"
 #include "tools/cli_common.h"
 #include "tools/interrupt.h"
 #include "tools/model_commands.h"
@@ -58,6 +59,10 @@ Usage:
                                                   the device of each pipeline stage on a machine
   onnx-placer simulate MAPPED.json --topology T [options]
                                                   a mapped pipeline's step on the machine's links
+  onnx-placer compare INPUT... --out-dir DIR [options]
+                                                  every algorithm on every model of a zoo, into
+                                                  Markdown, JSON, JUnit XML and SVG reports;
+                                                  against an earlier run with --baseline
   onnx-placer help [COMMAND]                      this text, or a command's options
   onnx-placer --version
 
@@ -67,8 +72,8 @@ same format as their reference tool: {"maxLoad", "fpgas": [{"load", "nodes"}], "
 Exit status: 0 success; 1 bad input (unreadable or malformed file, bad field, cycle, costs that
 overflow, ...) or an output that cannot be written; 2 bad command line; 3 infeasible instance or
 invalid split; 4 solver failure (too many ideals, no split within the time limit, internal error);
-130 or 143 interrupted by SIGINT or SIGTERM. A run writes all of its outputs or none: on an error or
-a signal, nothing it wrote remains.
+5 (compare) a regression against the baseline; 130 or 143 interrupted by SIGINT or SIGTERM. A run
+writes all of its outputs or none: on an error or a signal, nothing it wrote remains.
 )";
 
 const char* kPartitionHelp = R"(Usage: onnx-placer partition WORKLOAD.json [options]
@@ -434,6 +439,7 @@ std::vector<Command> commands() {
           {"topology", kTopologyHelp, topologyOptions(), runTopology},
           {"map", kMapHelp, mapOptions(), runMap},
           {"simulate", kSimulateHelp, simulateOptions(), runSimulate},
+          {"compare", kCompareHelp, compareOptions(), runCompare},
           {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",
