@@ -296,11 +296,12 @@ TEST_P(PipeDreamTable1, ReproducesThePublishedColumn) {
   }
 }
 
-// GNMT (inference 33.03, training 107.35 in the paper): the encoder's output (node46, a zero-time
-// node) feeds the attention of all 8 decoder layers, so by the paper's rule ("contracts all
-// branchings to single nodes") the decoder is one branching, contracted whole; our contraction then
-// gives 79.84 and 218.09. The paper's input to PipeDream evidently kept the decoder a path, which
-// its text does not describe; these rows pin what ours gives.
+// GNMT (inference 33.03, training 107.35 in the paper): the encoder runs beside the decoder's
+// embedding until node43, and the attention context (node46, zero time) feeds all 8 decoder layers;
+// by the paper's rule ("contracts all branchings to single nodes") both are branchings, contracted
+// whole, and our contraction gives 79.84 and 218.09 (solvers/baselines/pipedream.h). The paper's
+// input to PipeDream evidently kept GNMT a path, which its text does not describe; these rows pin
+// what ours gives.
 INSTANTIATE_TEST_SUITE_P(Table1, PipeDreamTable1,
                          ::testing::Values(PublishedPipeDream{"bert24_inference.json", 17.79, 17.79},
                                            PublishedPipeDream{"resnet50_inference.json", 39.40, 39.38},
