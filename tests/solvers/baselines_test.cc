@@ -143,6 +143,32 @@ TEST(Baselines, EveryAnswerVerifiesOnRandomProblems) {
   EXPECT_GT(violations, 0);  // tight memory makes Scotch overflow sometimes, and that is reported
 }
 
+// GPipe's objective (max FW + max BW), which one-accelerator and local search minimise: the value
+// reported is the placement's, and the placement is valid.
+TEST(Baselines, GpipeObjectiveOnRandomTrainingGraphs) {
+  std::mt19937 rng(77);
+  int answered = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Problem p = randomContracted(rng, 5 + trial % 4, /*training=*/true, DeviceSet(3, 400, 1));
+    p.objective.gpipe = true;
+    for (const char* name : {"one-accelerator", "local-search"}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + " " + name);
+      auto outcome = runBaseline(p, name, 3, static_cast<std::uint64_t>(trial));
+      if (!outcome) {
+        EXPECT_EQ(outcome.status().code(), StatusCode::Infeasible) << outcome.status().message();
+        continue;
+      }
+      ++answered;
+      const Placement& placement = outcome->solve.placement;
+      EXPECT_NEAR(outcome->solve.value, gpipeObjective(p, placement.device_of), 1e-9);
+      Placement check = placement;
+      check.value = evaluateThroughput(p, placement.device_of).max_load;
+      EXPECT_TRUE(verify(p, check, /*contiguous=*/false).isOk()) << verify(p, check, false).message();
+    }
+  }
+  EXPECT_GT(answered, 12);
+}
+
 // Three independent-ish layers of 90 bytes on two accelerators of 100 bytes and a CPU: Scotch puts
 // two on one accelerator, 80 bytes over, and says so; the split is not handed out as valid.
 TEST(Baselines, ScotchReportsTheMemoryItExceeds) {
