@@ -23,7 +23,6 @@ import json, statistics, sys
 report = json.load(open(sys.argv[1]))
 wall = float(sys.argv[3]) - float(sys.argv[2])
 cases = report["cases"]
-overheads = [c["time"] - c["solveSeconds"] for c in cases if c["outcome"] == "ok" and c["solveSeconds"] is not None]
 outcomes = {}
 for c in cases:
     outcomes[c["outcome"]] = outcomes.get(c["outcome"], 0) + 1
@@ -31,9 +30,13 @@ print("cases: %d (%s), algorithms: %s" % (len(cases), ", ".join("%d %s" % (n, o)
                                            ",".join(report["algorithms"])))
 print("wall time with --jobs %d: %.1f s (the sum of the cases' times: %.1f s)" %
       (report["jobs"], wall, sum(c["time"] for c in cases)))
-if overheads:
-    overheads.sort()
-    print("overhead per case beyond the solve: median %.3f s, 90th percentile %.3f s, max %.3f s (%d cases)" %
-          (statistics.median(overheads), overheads[int(0.9 * (len(overheads) - 1))], overheads[-1], len(overheads)))
+idle = (wall * report["jobs"] - sum(c["time"] for c in cases)) / len(cases)
+print("compare's own time per case (wall x jobs - the cases' times, over the cases): %.3f s" % idle)
+for kind, what in (("workload", "the passes' times"), ("model", "the solver's time; loading, costing and certifying the model count as overhead")):
+    o = sorted(c["time"] - c["solveSeconds"] for c in cases
+               if c["kind"] == kind and c["outcome"] == "ok" and c["solveSeconds"] is not None)
+    if o:
+        print("%ss: time beyond the solve (%s): median %.3f s, 90th percentile %.3f s, max %.3f s (%d cases)" %
+              (kind, what, statistics.median(o), o[int(0.9 * (len(o) - 1))], o[-1], len(o)))
 PY
 exit ${status:-0}

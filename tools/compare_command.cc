@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 using compare::CaseResult;
 using compare::Report;
 
-const char* const kCompareHelp = R"(Usage: onnx-placer compare INPUT... --out-dir DIR [options]
+constexpr const char* kCompareHelpText = R"(Usage: onnx-placer compare INPUT... --out-dir DIR [options]
        onnx-placer compare --merge SHARD_DIR... --out-dir DIR [--baseline OLD.json ...]
 
 Runs every algorithm on every input, each run an isolated process of its own (`place` for a model,
@@ -53,8 +53,9 @@ it (NAME_expert.json, as in the NeurIPS 2020 workloads) also gets an "expert" ca
 
 Options:
   --algorithms A,B,...    the algorithms to run (default: every one the registry has for the
-                          objective; for throughput: )"
-                                 R"(see `onnx-placer help partition`)
+                          objective), for throughput:
+                          @THROUGHPUT@;
+                          for latency: @LATENCY@
   --no-expert             no "expert" cases
   --time-limit S          the solver's time limit of each run (default 10)
   --case-timeout S        wall seconds before a run is killed (default: 2 x the time limit + 30)
@@ -88,6 +89,35 @@ Exit status: 0 the reports are written (cases that failed are in them); 1 bad in
 that cannot be written; 2 bad command line; 5 a regression against --baseline; 130/143 interrupted
 (nothing written).
 )";
+
+const char* compareHelp() {
+  static const std::string text = [] {
+    std::string help = kCompareHelpText;
+    auto put = [&help](const std::string& key, bool latency) {
+      std::string names;
+      std::size_t line = 0;  // characters on the help's current line, from the column of the text
+      for (const SolverInfo& s : builtinSolvers().all()) {
+        if (!(latency ? s.latency : s.throughput)) continue;
+        if (!names.empty()) {
+          names += ",";
+          if (line + s.name.size() > 66) {
+            names += "\n" + std::string(26, ' ');
+            line = 0;
+          } else {
+            names += " ";
+          }
+        }
+        names += s.name;
+        line += s.name.size() + 2;
+      }
+      if (const auto at = help.find(key); at != std::string::npos) help.replace(at, key.size(), names);
+    };
+    put("@THROUGHPUT@", false);
+    put("@LATENCY@", true);
+    return help;
+  }();
+  return text.c_str();
+}
 
 std::vector<OptionSpec> compareOptions() {
   return {{"out-dir", true},        {"algorithms", true},   {"no-expert", false},  {"time-limit", true},
@@ -219,8 +249,15 @@ std::optional<std::string> parseCompare(const Args& args, CompareSettings& s) {
       if (name.empty()) continue;
       if (name == "expert")
         return "expert is not an algorithm to list: expert cases come with the workloads' splits";
-      if (!builtinSolvers().find(name))
-        return "unknown algorithm '" + name + "' (known: " + builtinSolvers().names() + ")";
+      const SolverInfo* solver = builtinSolvers().find(name);
+      if (!solver) return "unknown algorithm '" + name + "' (known: " + builtinSolvers().names() + ")";
+      if (!(goal == Goal::Latency ? solver->latency : solver->throughput)) {
+        return name + " does not minimise the " + s.objective +
+               " (for it: " + builtinSolvers().names([goal](const SolverInfo& i) {
+                 return goal == Goal::Latency ? i.latency : i.throughput;
+               }) +
+               ")";
+      }
       if (std::find(s.algorithms.begin(), s.algorithms.end(), name) == s.algorithms.end())
         s.algorithms.push_back(name);
     }

@@ -9,7 +9,8 @@
 
 namespace placer::cli {
 
-extern const char* const kCompareHelp;
+// The help text, with the registry's algorithms.
+const char* compareHelp();
 std::vector<OptionSpec> compareOptions();
 int runCompare(const Args& args);
 

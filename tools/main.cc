@@ -439,7 +439,7 @@ std::vector<Command> commands() {
           {"topology", kTopologyHelp, topologyOptions(), runTopology},
           {"map", kMapHelp, mapOptions(), runMap},
           {"simulate", kSimulateHelp, simulateOptions(), runSimulate},
-          {"compare", kCompareHelp, compareOptions(), runCompare},
+          {"compare", compareHelp(), compareOptions(), runCompare},
           {"bound", kBoundHelp, boundOptions(), runBound},
           {"export-workload", kExportWorkloadHelp, exportWorkloadOptions(), runExportWorkload},
           {"generate",

@@ -255,6 +255,10 @@ TEST_F(CompareTest, BadCommandLinesAndInputs) {
       run({"compare", (kData / "models").string(), "--algorithms", "dp,nope", "--out-dir", "x"});
   EXPECT_EQ(algorithm.exit_code, 2);
   EXPECT_NE(algorithm.err.find("unknown algorithm 'nope'"), std::string::npos) << algorithm.err;
+  const RunResult greedy =
+      run({"compare", (kData / "models").string(), "--algorithms", "greedy", "--out-dir", "x"});
+  EXPECT_EQ(greedy.exit_code, 2);
+  EXPECT_NE(greedy.err.find("greedy does not minimise the throughput"), std::string::npos) << greedy.err;
   const RunResult missing =
       run({"compare", (work_ / "nothing").string(), "--out-dir", (work_ / "out").string()});
   EXPECT_EQ(missing.exit_code, 1);
