@@ -41,8 +41,9 @@ TEST_F(CliTest, ALlama7BDecoderSpreadsOverTheDefaultDevicesWithTheExactDp) {
   const fs::path report = work_ / "report.json", stages = work_ / "stages";
   // The exact DP takes 8-10 s on 2 cores here, more than auto's default 8 s (with which auto answers
   // with DPL's split, the same optimum unproven: bench/README.md); 30 s let it finish.
-  RunResult r = run({"place", scaleModel("llama7b_light.onnx"), "--time-limit", "30", "--report", report.string(),
-                     "--stages-dir", stages.string(), "-o", (work_ / "placed.onnx").string()});
+  RunResult r =
+      run({"place", scaleModel("llama7b_light.onnx"), "--time-limit", "30", "--report", report.string(),
+           "--stages-dir", stages.string(), "-o", (work_ / "placed.onnx").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(report));
   EXPECT_EQ(j["solver"]["algorithm"], "auto");
@@ -80,7 +81,11 @@ TEST_F(CliTest, AnEncoderDecoderBeyondTheDpIsAnsweredWithoutIt) {
   EXPECT_TRUE(chosen == "slicegraph" || chosen == "cluster-dp") << chosen;
   EXPECT_EQ(j["solver"]["status"], "feasible");
   const std::string how = j["solver"]["how"];
-  EXPECT_NE(how.find("more than 4000000 ideals"), std::string::npos) << how;
+  // The DP gives up at its ideal limit, or (on a machine loaded enough that its time share ends
+  // first) at its time: either way without an answer of its own.
+  EXPECT_TRUE(how.find("more than 4000000 ideals") != std::string::npos ||
+              how.find("the exact DP did not finish") != std::string::npos)
+      << how;
   EXPECT_NE(how.find("slicegraph, "), std::string::npos) << how;
   EXPECT_NE(how.find(" orders"), std::string::npos) << how;
   EXPECT_GT(j["solver"]["orders"].get<int>(), 0);
