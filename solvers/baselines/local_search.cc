@@ -17,18 +17,6 @@ namespace placer {
 
 namespace {
 
-// A state of the search: the objective, then the sum of squared loads (lower is better in both).
-struct SearchScore {
-  double value = kInfinity;
-  double spread = kInfinity;
-  bool better(const SearchScore& o) const {
-    const double eps = 1e-12 * std::max(1.0, std::abs(o.value));
-    if (value < o.value - eps) return true;
-    if (value > o.value + eps) return false;
-    return spread < o.spread - 1e-12 * std::max(1.0, std::abs(o.spread));
-  }
-};
-
 class LocalSearch {
  public:
   explicit LocalSearch(const Problem& problem)
@@ -62,9 +50,9 @@ class LocalSearch {
   std::vector<int> randomStart(std::mt19937_64& rng) const;
   // The local optimum reached from `start` by best single-unit moves; false when the budget ran out.
   bool descend(std::vector<int>& device_of, const Budget& budget) const;
-  SearchScore scoreOf(const std::vector<int>& device_of) const {
+  LoadScore scoreOf(const std::vector<int>& device_of) const {
     SplitLoads loads(problem_, device_of);
-    SearchScore s;
+    LoadScore s;
     s.value = loads.objective(gpipe_, &s.spread);
     return s;
   }
@@ -148,14 +136,14 @@ bool LocalSearch::descend(std::vector<int>& device_of, const Budget& budget) con
   SplitLoads loads(problem_, device_of);
   std::vector<char> seen(units_.size(), 0);
   const int count = problem_.devices.count();
-  SearchScore current;
+  LoadScore current;
   current.value = loads.objective(gpipe_, &current.spread);
   while (true) {
     if (budget.exhausted()) {
       device_of = loads.deviceOf();
       return false;
     }
-    SearchScore best = current;
+    LoadScore best = current;
     std::size_t best_unit = units_.size();
     int best_device = -1;
     for (std::size_t u : candidates(loads, seen)) {
@@ -164,7 +152,7 @@ bool LocalSearch::descend(std::vector<int>& device_of, const Budget& budget) con
         if (d == from || !unitRunsOn(problem_, units_[u], d)) continue;
         moveUnit(loads, u, d);
         if (fits(loads, d)) {
-          SearchScore s;
+          LoadScore s;
           s.value = loads.objective(gpipe_, &s.spread);
           if (s.better(best)) {
             best = s;
@@ -189,7 +177,7 @@ SolveResult solveLocalSearch(const Problem& problem, const SolveOptions& options
   const auto started = std::chrono::steady_clock::now();
   SolveResult result;
   const LocalSearch search(problem);
-  SearchScore best;
+  LoadScore best;
   std::vector<int> best_split;
   int starts = 0, failed_starts = 0;
   bool stopped = false;
@@ -207,7 +195,7 @@ SolveResult solveLocalSearch(const Problem& problem, const SolveOptions& options
       continue;
     }
     stopped = !search.descend(split, options.budget);
-    const SearchScore score = search.scoreOf(split);
+    const LoadScore score = search.scoreOf(split);
     if (best_split.empty() || score.better(best)) {
       best = score;
       best_split = std::move(split);

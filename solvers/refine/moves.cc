@@ -36,18 +36,6 @@ bool unitRunsOn(const Problem& problem, const std::vector<Vertex>& unit, int d) 
 
 namespace {
 
-// A state of the search: the objective, then the sum of squared loads (lower is better in both).
-struct RefineScore {
-  double value = kInfinity;
-  double spread = kInfinity;
-  bool better(const RefineScore& o) const {
-    const double eps = 1e-12 * std::max(1.0, std::abs(o.value));
-    if (value < o.value - eps) return true;
-    if (value > o.value + eps) return false;
-    return spread < o.spread - 1e-12 * std::max(1.0, std::abs(o.spread));
-  }
-};
-
 // Whether a contiguous split can give `unit` to another device at all: moving a unit with a forward
 // predecessor and a forward successor on its own device would send a path out of the device's block
 // and back. So some vertex of it has no forward predecessor there, or none of its forward vertices
@@ -85,8 +73,8 @@ class ThroughputPass {
 
   // Runs the pass; true when it ends on a better state than it started from.
   bool run(int& moves_kept) {
-    const RefineScore start = score();
-    RefineScore best = start;
+    const LoadScore start = score();
+    LoadScore best = start;
     std::vector<std::pair<std::size_t, int>> log;  // (unit, device it left)
     std::size_t best_length = 0;
     std::vector<char> locked(units_.size(), 0);
@@ -117,7 +105,7 @@ class ThroughputPass {
   // improvement, in unit order): what single moves cannot do when the other device has no room for
   // one unit more, or when each half of the swap alone makes things worse. True when one was made.
   bool swaps(int& moves_kept) {
-    RefineScore current = score();
+    LoadScore current = score();
     const std::vector<char> critical = criticalDevices();
     const OpGraph& g = problem_.graph;
     bool improved = false;
@@ -132,7 +120,7 @@ class ThroughputPass {
         apply(a, db);
         apply(b, da);
         if (feasible(da) && feasible(db)) {
-          const RefineScore s = score();
+          const LoadScore s = score();
           if (s.better(current)) {
             current = s;
             improved = true;
@@ -150,8 +138,8 @@ class ThroughputPass {
   const std::vector<int>& deviceOf() const { return loads_.deviceOf(); }
 
  private:
-  RefineScore score() const {
-    RefineScore s;
+  LoadScore score() const {
+    LoadScore s;
     s.value = loads_.objective(gpipe_, &s.spread);
     return s;
   }
@@ -172,7 +160,7 @@ class ThroughputPass {
   struct Move {
     std::size_t unit = 0;
     int to = -1;
-    RefineScore after;
+    LoadScore after;
   };
 
   // The best move of an unlocked unit: off a device at the maximum to any device, or onto a device at
@@ -211,7 +199,7 @@ class ThroughputPass {
         if (to == from || !target[to] || !unitRunsOn(problem_, unit, to)) continue;
         apply(u, to);
         if (feasible(to)) {
-          const RefineScore s = score();
+          const LoadScore s = score();
           if (best.to < 0 || s.better(best.after)) best = {u, to, s};
         }
         apply(u, from);

@@ -13,11 +13,28 @@
 // its result is judged by the evaluator, not by these sums.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "core/infinity.h"
 #include "core/problem.h"
 
 namespace placer {
+
+// A state of a search over splits: the objective, then the sum of squared loads that makes it up
+// (the tie-breaker that rewards taking load off the busiest devices); lower is better in both. Used
+// by the refinement's moves and by the local-search baseline.
+struct LoadScore {
+  double value = kInfinity;
+  double spread = kInfinity;
+  bool better(const LoadScore& o) const {
+    const double eps = 1e-12 * std::max(1.0, std::abs(o.value));
+    if (value < o.value - eps) return true;
+    if (value > o.value + eps) return false;
+    return spread < o.spread - 1e-12 * std::max(1.0, std::abs(o.spread));
+  }
+};
 
 class SplitLoads {
  public:

@@ -232,7 +232,8 @@ TEST(Junit, CountsMatchTheCasesAndTextIsEscaped) {
   EXPECT_NE(xml.find("<property name=\"dp.value\" value=\"1\"/>"), std::string::npos);
   EXPECT_EQ(xmlEscape(std::string("a\x01"
                                   "b\tc")),
-            "ab\tc");
+            "a\xEF\xBF\xBD"
+            "b\tc");
 }
 
 class Inputs : public ::testing::Test {

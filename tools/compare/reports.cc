@@ -1,5 +1,7 @@
 #include "tools/compare/reports.h"
 
+#include "api/picture/svg.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -251,32 +253,7 @@ void writeSuite(std::ostringstream& xml, const std::string& model,
 }  // namespace
 
 std::string xmlEscape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && ch != '\n' && ch != '\t') break;  // not allowed in XML 1.0
-        out += ch;
-    }
-  }
-  return out;
+  return picture::xmlEscape(text);
 }
 
 std::string markdownReport(const Report& report, const Comparison* comparison) {

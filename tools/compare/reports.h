@@ -27,7 +27,8 @@ std::string markdownReport(const Report& report, const Comparison* comparison);
 // "ALGORITHM.value", "ALGORITHM.time", ...; every case's own line is in its <system-out>.
 std::string junitReport(const Report& report, const Comparison* comparison);
 
-// Text escaped for XML character data and attribute values (control characters dropped).
+// Text escaped for XML character data and attribute values (picture::xmlEscape: control characters
+// and bytes that are not UTF-8 replaced by U+FFFD).
 std::string xmlEscape(const std::string& text);
 
 }  // namespace placer::compare
