@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/table1.h"
+#include "core/budget.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
 
@@ -58,18 +60,6 @@ struct Options {
   std::vector<std::string> only;
 };
 
-bool selected(const Options& o, std::string_view name) {
-  if (o.only.empty()) return true;
-  for (const std::string& s : o.only) {
-    if (name.find(s) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string published(double value) {
   if (value <= 0) return "-";
   char text[32];
@@ -94,7 +84,7 @@ Run run(const Problem& problem, const std::string& algorithm, const Options& o, 
   auto outcome =
       runPipeline(problem, defaultPipeline(algorithm, Goal::Throughput, /*certify=*/false), options);
   Run r;
-  r.seconds = since(started);
+  r.seconds = placer::secondsSince(started);
   if (!outcome) {
     r.text = outcome.status().code() == StatusCode::Infeasible ? "infeasible" : "error";
     return r;
@@ -161,7 +151,7 @@ int main(int argc, char** argv) {
       "one-accelerator (ours) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : kCases) {
-    if (!selected(o, c.name)) continue;
+    if (!bench::selected(o.only, c.name)) continue;
     auto loaded = readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/" + c.file);
     if (!loaded) {
       std::fprintf(stderr, "baselines_bench: %s\n", loaded.status().message().c_str());

@@ -30,9 +30,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench/table1.h"
+#include "core/budget.h"
+#include "core/latency.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
-#include "core/latency.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_ip.h"
 #include "solvers/maxload_ip.h"
@@ -94,14 +96,6 @@ struct Options {
   double interrupt_after = -1;
   mip::Backend backend = mip::kDefaultBackend;
 };
-
-bool selected(const Options& o, std::string_view name) {
-  if (o.only.empty()) return true;
-  for (const std::string& s : o.only) {
-    if (name.find(s) != std::string_view::npos) return true;
-  }
-  return false;
-}
 
 // Runs a pipeline's preprocessing passes (everything before partition) on a problem.
 Problem preprocess(const Problem& problem, const std::string& passes) {
@@ -203,7 +197,7 @@ int overrunTable(const Options& o, const std::string& dir) {
   }
   int met = 0, runs = 0;
   for (const ThroughputCase& c : kThroughput) {
-    if (!o.throughput || !selected(o, c.name)) continue;
+    if (!o.throughput || !bench::selected(o.only, c.name)) continue;
     auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
     if (!problem) return std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str()), 1;
     for (const char* algorithm : {"ip", "ip-noncontig"}) {
@@ -212,7 +206,7 @@ int overrunTable(const Options& o, const std::string& dir) {
     }
   }
   for (const LatencyCase& c : kLatency) {
-    if (!o.latency || !selected(o, c.name)) continue;
+    if (!o.latency || !bench::selected(o.only, c.name)) continue;
     auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
     if (!problem) return std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str()), 1;
     for (const char* algorithm : {"ip", "ip-noncontig"}) {
@@ -246,7 +240,8 @@ int main(int argc, char** argv) {
     } else if (a == "--mip-solver" && i + 1 < argc) {
       auto backend = mip::parseBackend(argv[++i]);
       if (!backend || !mip::backendAvailable(*backend)) {
-        std::fprintf(stderr, "ip_bench: --mip-solver must be glpk or cbc (cbc when built in), got '%s'\n", argv[i]);
+        std::fprintf(stderr, "ip_bench: --mip-solver must be glpk or cbc (cbc when built in), got '%s'\n",
+                     argv[i]);
         return 2;
       }
       o.backend = *backend;
@@ -263,12 +258,13 @@ int main(int argc, char** argv) {
   const std::string dir = PLACER_BENCH_WORKLOAD_DIR;
   if (o.overrun) return overrunTable(o, dir);
   std::printf("%s integer programs, time limit %.0f s per run, %s starts\n\n",
-              o.backend == mip::Backend::Cbc ? "CBC" : "GLPK", o.time_limit, o.warm ? "warm (DP split)" : "cold");
+              o.backend == mip::Backend::Cbc ? "CBC" : "GLPK", o.time_limit,
+              o.warm ? "warm (DP split)" : "cold");
   if (o.throughput) {
     std::printf("Max-load (Table 1; ref = DP optimum; paper = Gurobi IP, non-contiguous)\n");
     header("DP");
     for (const ThroughputCase& c : kThroughput) {
-      if (!selected(o, c.name)) continue;
+      if (!bench::selected(o.only, c.name)) continue;
       auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
       if (!problem) {
         std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
@@ -300,10 +296,12 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   if (o.latency) {
-    std::printf("Latency (Table 4; ref = greedy; the IP starts from the better of greedy and DPL's max-load split)\n");
+    std::printf(
+        "Latency (Table 4; ref = greedy; the IP starts from the better of greedy and DPL's max-load "
+        "split)\n");
     header("greedy");
     for (const LatencyCase& c : kLatency) {
-      if (!selected(o, c.name)) continue;
+      if (!bench::selected(o.only, c.name)) continue;
       auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
       if (!problem) {
         std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());

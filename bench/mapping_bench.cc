@@ -33,6 +33,7 @@
 
 #include "api/model.h"
 #include "api/plan_mapping.h"
+#include "core/budget.h"
 #include "core/evaluate.h"
 #include "cost_model/topology_generators.h"
 #include "onnx_io/plan_builder.h"
@@ -121,10 +122,6 @@ std::vector<Machine> table2Machines(int devices) {
   return out;
 }
 
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 struct Row {
   double speedup = 0, seconds = 0;
   bool optimal = false;
@@ -146,7 +143,7 @@ Expected<Row> mapOnce(const StageGraph& graph, int replicas, const DeviceSpec& m
   auto best = optimalMapping(request, topology, Budget(limit, nullptr));
   if (!best) return best.status();
   Row row;
-  row.seconds = since(start);
+  row.seconds = placer::secondsSince(start);
   row.speedup = consecutive->max_stage_time / best->max_stage_time;
   row.optimal = best->optimal;
   row.cost = best->cost == MapCost::AllReduce ? "AR" : "P2P";

@@ -15,14 +15,11 @@
 #include "api/model.h"
 #include "api/place.h"
 #include "bench/bundled_models.h"
+#include "core/budget.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 struct Row {
   std::string model;
@@ -41,7 +38,7 @@ bool measure(const std::filesystem::path& path, Row& row) {
   if (Status s = api::validate(options, api::OptionNaming::Key); !s) return false;
   auto start = Clock::now();
   auto model = api::readModel(path, options, api::OptionNaming::Key);
-  row.load = since(start);
+  row.load = placer::secondsSince(start);
   if (!model) {
     std::fprintf(stderr, "%s\n", model.status().message().c_str());
     return false;
@@ -52,18 +49,18 @@ bool measure(const std::filesystem::path& path, Row& row) {
     row.onnx_nodes += node.folded.size();
   start = Clock::now();
   if (Status s = api::costModel(*model, options); !s) return false;
-  row.costs = since(start);
+  row.costs = placer::secondsSince(start);
   start = Clock::now();
   auto placed = api::solveModel(*model, options, {});
   if (!placed) {
     std::fprintf(stderr, "%s\n", placed.status().message().c_str());
     return false;
   }
-  row.solve = since(start);
+  row.solve = placer::secondsSince(start);
   start = Clock::now();
   auto annotated = api::annotatedModel(*model, *placed, AnnotateMode::Ort);
   auto stages = api::stageModels(*model, *placed);
-  row.write = since(start);
+  row.write = placer::secondsSince(start);
   return annotated.hasValue() && stages.hasValue();
 }
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/table1.h"
+#include "core/budget.h"
 #include "core/evaluate.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
@@ -65,18 +67,6 @@ struct Options {
   bool skip_ip = false;
 };
 
-bool selected(const Options& o, std::string_view name) {
-  if (o.only.empty()) return true;
-  for (const std::string& s : o.only) {
-    if (name.find(s) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Problem load(const Case& c) {
   auto problem = readWorkload(std::string(PLACER_BENCH_WORKLOAD_DIR) + "/" + c.file);
   if (!problem) {
@@ -103,7 +93,7 @@ void table1(const Options& o) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   int at_or_below = 0, runs = 0;
   for (const Case& c : kCases) {
-    if (!selected(o, c.name)) continue;
+    if (!bench::selected(o.only, c.name)) continue;
     const Problem problem = load(c);
     auto dp = run(problem, "dp", 20, false);  // DPL's split where the DP takes longer
     if (!dp) {
@@ -115,7 +105,7 @@ void table1(const Options& o) {
     refine.kicks = o.kicks;
     const auto refine_started = std::chrono::steady_clock::now();
     const Refined alone = refineSplit(problem, dp->solve.placement.device_of, refine);
-    const double refine_seconds = since(refine_started);
+    const double refine_seconds = placer::secondsSince(refine_started);
     if (o.skip_ip) {
       std::printf("| %s | %.4f | %.4f | %.2f s | - | %.2f | %s |\n", c.name, dp->solve.value, alone.value,
                   refine_seconds, c.noncontig,
@@ -125,7 +115,7 @@ void table1(const Options& o) {
     }
     const auto started = std::chrono::steady_clock::now();
     auto ip = run(problem, "ip-noncontig", o.time_limit, true);
-    const double seconds = since(started);
+    const double seconds = placer::secondsSince(started);
     if (!ip) {
       std::printf("| %s | %.4f | %.4f | %.2f s | error: %s |\n", c.name, dp->solve.value, alone.value,
                   refine_seconds, ip.status().message().c_str());
@@ -150,11 +140,11 @@ void parmesan(const Options& o) {
   std::printf("\n## Parmesan's phase 1: cluster-dp against the exact DP's optimum\n\n");
   std::printf("| workload | DP optimum | cluster-dp | ratio | time | parts |\n|---|---|---|---|---|---|\n");
   for (const Case& c : kCases) {
-    if (!selected(o, c.name)) continue;
+    if (!bench::selected(o.only, c.name)) continue;
     const Problem problem = load(c);
     const auto started = std::chrono::steady_clock::now();
     auto clustered = run(problem, "cluster-dp", o.time_limit, false);
-    const double seconds = since(started);
+    const double seconds = placer::secondsSince(started);
     if (!clustered) {
       std::printf("| %s | %.4f | error: %s |\n", c.name, c.dp, clustered.status().message().c_str());
       continue;

@@ -36,6 +36,7 @@
 
 #include "bench/run_program.h"
 #include "bench/table1.h"
+#include "core/budget.h"
 #include "core/synthetic.h"
 #include "onnx_io/workload_json.h"
 #include "passes/pass_manager.h"
@@ -61,10 +62,6 @@ int failures = 0;
 void verdict(bool pass, const std::string& text) {
   std::printf("%s %s\n", pass ? "PASS" : "FAIL", text.c_str());
   failures += !pass;
-}
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 std::string format(const char* fmt, double value) {
@@ -110,10 +107,10 @@ void table1() {
     const placer::Problem p = reduced(std::move(*workload));
     auto start = Clock::now();
     const placer::SolveResult exact = placer::solveThroughputDp(p, {});
-    const double dp_seconds = since(start);
+    const double dp_seconds = placer::secondsSince(start);
     start = Clock::now();
     const placer::SolveResult sg = sliceGraph(p, std::string(placer::kDefaultOrderPhases));
-    const double sg_seconds = since(start);
+    const double sg_seconds = placer::secondsSince(start);
     const double ratio = sg.value / exact.value;
     log_sum += std::log(ratio);
     worst = std::max(worst, ratio);
@@ -139,7 +136,7 @@ void synthetic(bool quick) {
     const std::string phases = quick ? "random:1000,brkga:100:10" : "random:10000,brkga:100:100";
     const auto start = Clock::now();
     const placer::SolveResult r = sliceGraph(p, phases);
-    const double seconds = since(start);
+    const double seconds = placer::secondsSince(start);
     std::printf("Erdos-Renyi, %d nodes: %s: max-load %.4f, %lld orders, %.2f s\n", options.nodes,
                 phases.c_str(), r.value, static_cast<long long>(r.stats.orders), seconds);
     if (!quick) {
@@ -167,7 +164,7 @@ void synthetic(bool quick) {
     const placer::Problem p = reduced(*placer::makeSyntheticProblem(graph));
     auto start = Clock::now();
     const placer::SolveResult fast = sliceGraph(p, mix, 2);
-    const double fast_seconds = since(start);
+    const double fast_seconds = placer::secondsSince(start);
     if (quick) {
       std::printf("%-18s %6d %12.4f %8.2f %12s %8s %8s\n", model_names[m], graph.nodes, fast.value,
                   fast_seconds, "-", "-", "-");
@@ -175,7 +172,7 @@ void synthetic(bool quick) {
     }
     start = Clock::now();
     const placer::SolveResult slow = sliceGraph(p, longer, 2);
-    const double slow_seconds = since(start);
+    const double slow_seconds = placer::secondsSince(start);
     const double ratio = fast.value / std::min(fast.value, slow.value);
     worst_ratio = std::max(worst_ratio, ratio);
     std::printf("%-18s %6d %12.4f %8.2f %12.4f %8.2f %8.4f\n", model_names[m], graph.nodes, fast.value,
@@ -189,10 +186,10 @@ void synthetic(bool quick) {
   options.nodes = quick ? 2000 : 20000;
   auto start = Clock::now();
   const placer::Problem huge = reduced(*placer::makeSyntheticProblem(options));
-  const double prepare = since(start);
+  const double prepare = placer::secondsSince(start);
   start = Clock::now();
   const placer::SolveResult r = sliceGraph(huge, "random:1");
-  const double sliced = since(start);
+  const double sliced = placer::secondsSince(start);
   std::printf(
       "\n%d nodes: generated and reduced in %.2f s; DPL's order and one random order sliced end to "
       "end in %.2f s (max-load %.4f)\n",
@@ -219,7 +216,7 @@ Run runCli(const std::vector<std::string>& args, const fs::path& err_file) {
   Run run;
   const auto start = Clock::now();
   run.exit_code = placer::bench::runProgram(argv, "/dev/null", err_file.string());
-  run.seconds = since(start);
+  run.seconds = placer::secondsSince(start);
   std::ifstream in(err_file);
   std::ostringstream text;
   text << in.rdbuf();

@@ -27,15 +27,12 @@
 
 #include "api/model.h"
 #include "api/place.h"
+#include "core/budget.h"
 #include "core/shared_weights.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The dimension sets the stages were checked at (pipeline.json's "dims_varied": two other values
 // of each dimension, tied ones moved together), as run_stages.mjs takes them: "b=4,s=8/b=2,s=16".
@@ -94,7 +91,7 @@ void externalRows(const placer::api::LoadedModel& model, const placer::api::Plac
     files.stage_data = mode;
     const auto start = std::chrono::steady_clock::now();
     const Status written = api::writeOutputs(model, placed, AnnotateMode::Ort, files, nullptr);
-    const double seconds = since(start);
+    const double seconds = placer::secondsSince(start);
     const std::string name = path.filename().string() + " (" + toString(mode) + ")";
     if (!written) {
       std::printf("%-30s %s\n", name.c_str(), written.message().c_str());
@@ -166,7 +163,7 @@ int main(int argc, char** argv) {
     }
     const auto start = std::chrono::steady_clock::now();
     auto stages = api::stageModels(*model, *placed);
-    const double write = since(start);
+    const double write = placer::secondsSince(start);
     if (!stages) {
       std::printf("%-30s %s\n", path.filename().c_str(), stages.status().message().c_str());
       continue;
