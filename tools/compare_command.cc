@@ -408,6 +408,14 @@ int runCompare(const Args& args) {
   if (args.positional.empty())
     return usageError("compare needs its inputs (models, workloads, directories or lists)", "compare");
   const auto start = std::chrono::steady_clock::now();
+  // The baseline is read before any case runs: a missing or damaged one fails at once, not after
+  // the whole zoo has run.
+  std::optional<Report> baseline;
+  if (s.baseline_file) {
+    auto read = readReport(*s.baseline_file);
+    if (!read) return fail(read.status());
+    baseline = std::move(*read);
+  }
   std::vector<fs::path> inputs;
   Report report;
   if (merge) {
@@ -444,9 +452,7 @@ int runCompare(const Args& args) {
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   std::optional<compare::Comparison> comparison;
-  if (s.baseline_file) {
-    auto baseline = readReport(*s.baseline_file);
-    if (!baseline) return fail(baseline.status());
+  if (baseline) {
     comparison = compare::compareWithBaseline(*baseline, report, s.baseline);
     inputs.push_back(*s.baseline_file);
   }

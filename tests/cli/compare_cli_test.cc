@@ -14,7 +14,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace compare_cli_test {
 
 const fs::path kData = ONNX_PLACER_TEST_DATA_DIR;
 
@@ -171,6 +171,23 @@ TEST_F(CompareTest, BaselineFlagsInjectedRegressionsAndPassesAnIdenticalRun) {
   const RunResult over = compare("first", {"--baseline", first});
   EXPECT_EQ(over.exit_code, 1) << over.err;
   EXPECT_EQ(readJson(first)["cases"].size(), 2u);
+
+  // A damaged or missing baseline is refused before any case runs (a stand-in that leaves a mark
+  // when it is run), and nothing is written.
+  spit(work_ / "damaged.json", "{\"cases\": [");
+  const fs::path ran = work_ / "ran";
+  const std::string marking = wrapper("  *) touch '" + ran.string() + "' ;;\n");
+  const RunResult damaged =
+      compare("damaged", {"--baseline", (work_ / "damaged.json").string(), "--placer", marking});
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
+  EXPECT_NE(damaged.err.find("damaged.json: not JSON"), std::string::npos) << damaged.err;
+  const RunResult missing =
+      compare("missing", {"--baseline", (work_ / "none.json").string(), "--placer", marking});
+  EXPECT_NE(missing.exit_code, 0) << missing.err;
+  EXPECT_NE(missing.err.find("none.json: cannot be read"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(ran));
+  EXPECT_FALSE(fs::exists(work_ / "damaged"));
+  EXPECT_FALSE(fs::exists(work_ / "missing"));
 }
 
 TEST_F(CompareTest, CrashHangAndOutOfMemoryAreThatCasesOutcome) {
@@ -266,5 +283,5 @@ TEST_F(CompareTest, BadCommandLinesAndInputs) {
   EXPECT_FALSE(fs::exists(work_ / "out"));
 }
 
-}  // namespace
+}  // namespace compare_cli_test
 }  // namespace placer::testing
