@@ -7,7 +7,7 @@
 #include "onnx_io/plan_builder.h"
 
 namespace placer::testing {
-namespace {
+namespace plan_mapping_test {
 
 // v0 on accelerator 0, v1 and v3 on accelerator 1, v2 on the CPU core (device 2):
 //   v0 -> {v1, v2} 100 bytes, v2 -> v3 30 bytes, v1 -> v3 7 bytes (one device), v0 -> v3 no bytes.
@@ -103,5 +103,5 @@ TEST(PlanMapping, ThePlansAcceleratorsBecomeThePhysicalDevices) {
   EXPECT_EQ(plain.devices[1].name, "gpu:1");
 }
 
-}  // namespace
+}  // namespace plan_mapping_test
 }  // namespace placer::testing

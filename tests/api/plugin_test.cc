@@ -11,7 +11,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace plugin_test {
 
 using Json = nlohmann::json;
 
@@ -136,5 +136,5 @@ TEST_F(Plugin, TheCppApiLoadsPluginsToo) {
   EXPECT_NE(refused.status().message().find("ABI version"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace plugin_test
 }  // namespace placer::testing

@@ -13,7 +13,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace public_api_test {
 
 using Json = nlohmann::json;
 
@@ -292,5 +292,5 @@ TEST_F(PublicApi, OptionsFromJsonReadEveryKey) {
   EXPECT_FALSE(onnx_placer::Options::fromJson(R"({"replicas": 1.5})"));
 }
 
-}  // namespace
+}  // namespace public_api_test
 }  // namespace placer::testing

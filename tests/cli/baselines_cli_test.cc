@@ -4,7 +4,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace baselines_cli_test {
 
 nlohmann::ordered_json parse(const std::string& text) {
   return nlohmann::ordered_json::parse(text);
@@ -95,5 +95,5 @@ TEST_F(CliTest, PlaceRunsEveryBaseline) {
   EXPECT_NE(refused.err.find("pipedream does not minimise latency"), std::string::npos) << refused.err;
 }
 
-}  // namespace
+}  // namespace baselines_cli_test
 }  // namespace placer::testing

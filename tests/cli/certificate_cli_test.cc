@@ -8,7 +8,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace certificate_cli_test {
 
 using json = nlohmann::ordered_json;
 
@@ -240,5 +240,5 @@ TEST_F(CliTest, BoundCommandRefusesMethodsThatDoNotApply) {
   EXPECT_NE(bad.err.find("--space must be contiguous or any"), std::string::npos) << bad.err;
 }
 
-}  // namespace
+}  // namespace certificate_cli_test
 }  // namespace placer::testing

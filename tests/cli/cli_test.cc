@@ -25,7 +25,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace cli_test {
 
 using nlohmann::json;
 
@@ -564,5 +564,5 @@ TEST_F(CliTest, UnknownPassIsUsageError) {
   EXPECT_RUN(run({"partition", path, "--pipeline", "bogus"}), 2, "bogus");
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace placer::testing

@@ -13,7 +13,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace hardening_test {
 
 class Hardening : public CliTest {
  protected:
@@ -249,5 +249,5 @@ TEST_F(Hardening, TensorsWithoutATypeDoNotCrashShapeInference) {
   }
 }
 
-}  // namespace
+}  // namespace hardening_test
 }  // namespace placer::testing

@@ -7,7 +7,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace ip_cli_test {
 
 const std::string kBert24Latency = "latency-inputs/LayerGraphs/bert24_inference.json";
 const std::string kBert24Throughput = "throughput-inputs/LayerGraphs/bert24_inference.json";
@@ -153,5 +153,5 @@ TEST_F(CliTest, LatencyAndIpErrors) {
   EXPECT_EQ(bad_objective.exit_code, 2);
 }
 
-}  // namespace
+}  // namespace ip_cli_test
 }  // namespace placer::testing

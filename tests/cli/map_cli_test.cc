@@ -13,7 +13,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace map_cli_test {
 
 using json = nlohmann::json;
 
@@ -465,5 +465,5 @@ TEST_F(CliTest, PartitionOnATopologyMapsTheWorkloadsStages) {
   EXPECT_EQ(run({"partition", workload, "--time-unit", "1"}).exit_code, 2);
 }
 
-}  // namespace
+}  // namespace map_cli_test
 }  // namespace placer::testing

@@ -19,7 +19,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace model_commands_test {
 
 using nlohmann::json;
 
@@ -624,5 +624,5 @@ TEST_F(ExternalData, LinkAcrossFileSystemsIsRefusedAndCopyWorks) {
   EXPECT_EQ(slurp(shm / "placed.onnx.data"), slurp(data_));
 }
 
-}  // namespace
+}  // namespace model_commands_test
 }  // namespace placer::testing

@@ -15,7 +15,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace outputs_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -242,5 +242,5 @@ TEST_F(Outputs, TheTimeLimitCoversTheWholeSolve) {
   EXPECT_NE(r.out.find("\"status\": \"feasible\""), std::string::npos) << r.out.substr(0, 300);
 }
 
-}  // namespace
+}  // namespace outputs_test
 }  // namespace placer::testing

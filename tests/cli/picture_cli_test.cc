@@ -12,7 +12,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace picture_cli_test {
 
 const std::string kWorkload = "throughput-inputs/OperatorGraphs/bert_l-3_inference.json";
 
@@ -94,5 +94,5 @@ TEST_F(CliTest, ClashingPicturePathsAndALatencyTimelineAreUsageErrors) {
   EXPECT_NE(r.out.find("--svg FILE.svg"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace picture_cli_test
 }  // namespace placer::testing

@@ -8,7 +8,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace pipeline_cli_test {
 
 constexpr const char* kReductions = "subdivide,colocate,orphans,scc,fold-leaves,";
 
@@ -59,5 +59,5 @@ TEST_F(PipelineCli, AnAlgorithmThePipelineCannotRunIsACommandLineError) {
   EXPECT_NE(r.err.find("greedy is a latency solver"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace pipeline_cli_test
 }  // namespace placer::testing

@@ -13,7 +13,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace scale_models_test {
 
 std::string scaleModel(const std::string& file) {
   return dataPath("scale/" + file).string();
@@ -93,5 +93,5 @@ TEST_F(CliTest, AnEncoderDecoderBeyondTheDpIsAnsweredWithoutIt) {
   EXPECT_EQ(checkStages(stages)["stages"].size(), j["stages"].size());
 }
 
-}  // namespace
+}  // namespace scale_models_test
 }  // namespace placer::testing

@@ -4,7 +4,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace search_cli_test {
 
 nlohmann::ordered_json parse(const std::string& text) {
   return nlohmann::ordered_json::parse(text);
@@ -89,11 +89,11 @@ TEST_F(CliTest, SearchOptionsAreCheckedOnTheCommandLine) {
   }
 }
 
-}  // namespace
+}  // namespace search_cli_test
 }  // namespace placer::testing
 
 namespace placer::testing {
-namespace {
+namespace search_cli_test {
 
 // Issue 31's options: cluster-dp as an algorithm, the refine and cluster passes in a pipeline, and the
 // checks of --target-ratio, --cluster-target and --alpha.
@@ -138,5 +138,5 @@ TEST_F(CliTest, ClusterDpRefineAndTheirOptionsOnTheCommandLine) {
             1.5 * parse(quick.out)["lowerBound"].get<double>() + 1e-9);
 }
 
-}  // namespace
+}  // namespace search_cli_test
 }  // namespace placer::testing

@@ -12,7 +12,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace shared_weights_test {
 
 using Json = nlohmann::json;
 
@@ -164,5 +164,5 @@ TEST_F(SharedWeights, OptionErrorsAndTrainingGraphs) {
       << missing.err;
 }
 
-}  // namespace
+}  // namespace shared_weights_test
 }  // namespace placer::testing

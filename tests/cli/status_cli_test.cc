@@ -7,7 +7,7 @@
 #include "tests/cli/cli_fixture.h"
 
 namespace placer::testing {
-namespace {
+namespace status_cli_test {
 
 class StatusCli : public CliTest {};
 
@@ -25,5 +25,5 @@ TEST_F(StatusCli, ASolverFailureIsAnInternalErrorWithExitStatus4) {
   EXPECT_NE(r.err.find("outside the range the MIP solver takes"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace status_cli_test
 }  // namespace placer::testing

@@ -10,7 +10,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace topology_cli_test {
 
 using json = nlohmann::json;
 
@@ -68,5 +68,5 @@ TEST_F(CliTest, TopologyWritesWhatDevicesReadsAndPlacesAsTheEquivalentSpec) {
   EXPECT_EQ(run({"topology", "torus", "--dims", "4x4"}).exit_code, 1) << "no bandwidth";
 }
 
-}  // namespace
+}  // namespace topology_cli_test
 }  // namespace placer::testing

@@ -15,7 +15,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace budget_test {
 
 // A workload after the passes a solver expects before it.
 Problem prepared(const std::string& workload, const std::string& passes, Goal goal = Goal::Throughput) {
@@ -89,5 +89,5 @@ TEST(Budget, AnExhaustedDeadlineStillGetsDplsSplit) {
   EXPECT_TRUE(verify(outcome->problem, outcome->solve.placement).isOk());
 }
 
-}  // namespace
+}  // namespace budget_test
 }  // namespace placer::testing

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "tests/graph_builder.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace evaluate_test {
 
 TEST(Evaluate, OutputIsPaidOncePerReceivingDevice) {
   // a feeds b and c; b, c on accelerator 1, a on accelerator 0: a's output crosses once.
@@ -74,6 +76,11 @@ struct Expert {
   double half_unit;  // half a unit in the last printed digit
 };
 
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const Expert& c, std::ostream* os) {
+  *os << c.workload;
+}
+
 class ExpertSplit : public ::testing::TestWithParam<Expert> {};
 
 TEST_P(ExpertSplit, EvaluatesToTable1) {
@@ -104,5 +111,5 @@ INSTANTIATE_TEST_SUITE_P(
       return name.substr(0, name.find('.'));
     });
 
-}  // namespace
+}  // namespace evaluate_test
 }  // namespace placer::testing

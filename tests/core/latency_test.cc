@@ -17,7 +17,7 @@
 #include "tests/graph_builder.h"
 
 namespace placer::testing {
-namespace {
+namespace latency_test {
 
 LatencyEvaluation evaluateOk(const Problem& problem, const std::vector<int>& device_of) {
   Expected<LatencyEvaluation> e = evaluateLatency(problem, device_of);
@@ -501,5 +501,5 @@ TEST(LatencyBruteForce, EveryPlacementMatchesAnEventSimulation) {
   EXPECT_GT(placements, 30000);
 }
 
-}  // namespace
+}  // namespace latency_test
 }  // namespace placer::testing

@@ -8,7 +8,7 @@
 #include "onnx_io/workload_json.h"
 
 namespace placer::testing {
-namespace {
+namespace synthetic_test {
 
 Problem make(RandomGraphModel model, int nodes, double degree, std::uint64_t seed) {
   SyntheticOptions options;
@@ -115,5 +115,5 @@ TEST(Synthetic, BadOptionsAreRefused) {
   EXPECT_NE(parseRandomGraphModel("gnp").status().message().find("er, ba or ws"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace synthetic_test
 }  // namespace placer::testing

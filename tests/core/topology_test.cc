@@ -13,7 +13,7 @@
 #include <vector>
 
 namespace placer::testing {
-namespace {
+namespace topology_test {
 
 constexpr double kNvLink = 25e9;  // one NVLink 2.0, each way
 
@@ -192,5 +192,5 @@ TEST(Topology, MalformedTopologiesAreRefusedNamingWhat) {
   refused(t, "no path from \"gpu:0\" to \"gpu:1\"");
 }
 
-}  // namespace
+}  // namespace topology_test
 }  // namespace placer::testing

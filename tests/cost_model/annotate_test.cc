@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace annotate_test {
 
 OnnxGraph load(const std::string& model) {
   auto graph = loadOnnx(dataPath("models/" + model));
@@ -412,5 +412,5 @@ TEST(Annotate, AProfileOfAKindGivesThatKindItsTimes) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace annotate_test
 }  // namespace placer::testing

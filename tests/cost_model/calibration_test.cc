@@ -12,7 +12,7 @@
 #include "cost_model/device_spec.h"
 
 namespace placer::testing {
-namespace {
+namespace calibration_test {
 
 // Times made by t = o + max(f / F, b / B) with a little multiplicative noise.
 std::vector<CalibrationSample> synthetic(OpClass c, const EffectiveRate& truth, int n, unsigned seed) {
@@ -120,5 +120,5 @@ TEST(Calibration, TheRooflineModelUsesCalibratedRates) {
   EXPECT_DOUBLE_EQ(calibrated, 5e-6 + 2.0 * 64 * 64 * 64 / 1e9);
 }
 
-}  // namespace
+}  // namespace calibration_test
 }  // namespace placer::testing

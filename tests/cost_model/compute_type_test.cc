@@ -10,7 +10,7 @@
 #include "cost_model/roofline.h"
 
 namespace placer::testing {
-namespace {
+namespace compute_type_test {
 
 // ONNX TensorProto.DataType numbers.
 constexpr int kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kFloat16 = 10, kDouble = 11, kBfloat16 = 16,
@@ -223,5 +223,5 @@ TEST(PrecisionRoofline, RooflineCostModelUsesTheElementTypes) {
   EXPECT_DOUBLE_EQ(*times.cpu, flops / 7.04e10) << "a Broadwell core has no fp16 rate";
 }
 
-}  // namespace
+}  // namespace compute_type_test
 }  // namespace placer::testing

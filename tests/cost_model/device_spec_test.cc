@@ -15,7 +15,7 @@
 #include <vector>
 
 namespace placer::testing {
-namespace {
+namespace device_spec_test {
 
 namespace fs = std::filesystem;
 
@@ -464,5 +464,5 @@ std::vector<BadSpec> badSpecs() {
 INSTANTIATE_TEST_SUITE_P(All, DeviceSpecErrors, ::testing::ValuesIn(badSpecs()),
                          [](const ::testing::TestParamInfo<BadSpec>& info) { return info.param.label; });
 
-}  // namespace
+}  // namespace device_spec_test
 }  // namespace placer::testing

@@ -9,7 +9,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace plugin_cost_model_test {
 
 TEST(PluginCostModel, AnswersConvsAndLeavesTheRestToTheRoofline) {
   auto plugin = PluginCostModel::load(ONNX_PLACER_TEST_PLUGIN);
@@ -66,5 +66,5 @@ TEST(PluginCostModel, LoadErrorsNameTheFile) {
       << not_plugin.status().message();
 }
 
-}  // namespace
+}  // namespace plugin_cost_model_test
 }  // namespace placer::testing

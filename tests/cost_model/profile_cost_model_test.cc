@@ -20,7 +20,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace profile_cost_model_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -401,5 +401,5 @@ TEST(ProfileErrors, UnreadableFile) {
   EXPECT_NE(model.status().message().find("no_such_profile.json"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace profile_cost_model_test
 }  // namespace placer::testing

@@ -14,7 +14,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace qdq_test {
 
 constexpr int kFloat = 1, kUint8 = 2, kInt8 = 3;
 
@@ -198,5 +198,5 @@ TEST(Qdq, MatMulIntegerRunsAtTheInt8Rate) {
   EXPECT_EQ(checked, 4);
 }
 
-}  // namespace
+}  // namespace qdq_test
 }  // namespace placer::testing

@@ -9,7 +9,7 @@
 #include <limits>
 
 namespace placer::testing {
-namespace {
+namespace roofline_test {
 
 // An op with float32 tensors, none of them marked as weights.
 OpShapeInfo makeOp(std::string op_type, std::vector<std::optional<Shape>> inputs,
@@ -513,11 +513,11 @@ TEST(RooflineSeconds, NoComputeOrBandwidthIsInfinite) {
   EXPECT_DOUBLE_EQ(rooflineSeconds(OpWork{}, RooflineDevice{1e12, 1e12}), 0);
 }
 
-}  // namespace
+}  // namespace roofline_test
 }  // namespace placer::testing
 
 namespace placer::testing {
-namespace {
+namespace roofline_test {
 
 // DFT (cost_model/extended_work.h): a dense DFT of length n per output frequency, 2 real MACs per
 // term for a real input. DFT-20 takes its axis from input 2 (the loader gives an omitted one its
@@ -534,5 +534,5 @@ TEST(ExtendedWork, DftCountsTheTransformedAxis) {
   EXPECT_TRUE(estimateWork(dft17).estimated);
 }
 
-}  // namespace
+}  // namespace roofline_test
 }  // namespace placer::testing

@@ -8,7 +8,7 @@
 #include <string>
 
 namespace placer::testing {
-namespace {
+namespace topology_generators_test {
 
 DeviceSpec base() {
   auto spec = devicePreset("pcie3-4x16gb");
@@ -137,5 +137,5 @@ TEST(TopologyGenerators, BadRequestsAreRefusedNamingTheOption) {
   EXPECT_EQ(*parseGridDims("4x4x2"), (std::vector<int>{4, 4, 2}));
 }
 
-}  // namespace
+}  // namespace topology_generators_test
 }  // namespace placer::testing

@@ -10,7 +10,7 @@
 #include "cost_model/device_spec.h"
 
 namespace placer::testing {
-namespace {
+namespace topology_spec_test {
 
 TEST(TopologySpec, Dgx1NvLinkPresetIsTheDgx1PresetOnItsNvLinks) {
   auto nvlink = devicePreset("dgx1-8xv100-nvlink");
@@ -153,5 +153,5 @@ TEST(TopologySpec, DevicesOfTwoKindsMakeAMixedMachine) {
   EXPECT_EQ(again->kinds, spec->kinds);
 }
 
-}  // namespace
+}  // namespace topology_spec_test
 }  // namespace placer::testing

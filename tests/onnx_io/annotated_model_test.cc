@@ -24,7 +24,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace annotated_model_test {
 
 // ---- A protobuf wire-format reader, just enough for ONNX messages -------------------------------
 
@@ -716,5 +716,5 @@ TEST(AnnotatedModel, MismatchesAndBadFilesAreNamed) {
   EXPECT_NE(missing.status().message().find("no-such-model.onnx"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace annotated_model_test
 }  // namespace placer::testing

@@ -11,7 +11,7 @@
 #include <limits>
 
 namespace placer::testing {
-namespace {
+namespace constant_folding_test {
 
 using TP = onnx::TensorProto;
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
@@ -367,5 +367,5 @@ TEST(ConstantFolding, WrittenValuesReadBackEqual) {
   }
 }
 
-}  // namespace
+}  // namespace constant_folding_test
 }  // namespace placer::testing

@@ -15,7 +15,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace control_flow_test {
 
 onnx::ModelProto parse(const char* text) {
   onnx::ModelProto model;
@@ -343,5 +343,5 @@ TEST(ControlFlow, ModelsWithControlFlowPlaceEndToEnd) {
                             "control flow, " + std::to_string(k) + " chunks");
 }
 
-}  // namespace
+}  // namespace control_flow_test
 }  // namespace placer::testing

@@ -18,7 +18,7 @@
 #include "tests/onnx_io/onnx_checker.h"
 
 namespace placer::testing {
-namespace {
+namespace damaged_models_test {
 
 // Writes the model; `damage` (may be null) changes it first, where the text format cannot say it.
 std::string writeModel(const std::string& text, const std::string& name, void (*damage)(onnx::ModelProto&) = nullptr) {
@@ -167,5 +167,5 @@ TEST(DamagedModels, ModelsNoRuntimeCanRunAreRefusedWithTheReason) {
   }
 }
 
-}  // namespace
+}  // namespace damaged_models_test
 }  // namespace placer::testing

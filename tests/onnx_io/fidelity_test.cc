@@ -16,7 +16,7 @@
 #include "onnx_io/onnx_model.h"
 
 namespace placer::testing {
-namespace {
+namespace fidelity_test {
 
 const std::string kData = ONNX_PLACER_TEST_DATA_DIR;
 
@@ -118,5 +118,5 @@ TEST(Fidelity, SwinTransformerHasItsPublishedMultiplyAccumulates) {
   EXPECT_NEAR(macs, 4.49e9, 0.03 * 4.49e9);
 }
 
-}  // namespace
+}  // namespace fidelity_test
 }  // namespace placer::testing

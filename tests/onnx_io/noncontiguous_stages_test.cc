@@ -7,7 +7,7 @@
 #include "tests/onnx_io/placement_check.h"
 
 namespace placer::testing {
-namespace {
+namespace noncontiguous_stages_test {
 
 TEST(NonContiguousStages, AlternatingSplitWritesValidStages) {
   for (const char* name : {"light_squeezenet.onnx", "googlenet_light.onnx"}) {
@@ -44,5 +44,5 @@ TEST(NonContiguousStages, AlternatingSplitWritesValidStages) {
   }
 }
 
-}  // namespace
+}  // namespace noncontiguous_stages_test
 }  // namespace placer::testing

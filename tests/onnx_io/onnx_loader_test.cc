@@ -5,18 +5,24 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <set>
 
 #include "onnx_io/onnx_model.h"
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace onnx_loader_test {
 
 struct ZooModel {
   const char* file;
   double weight_megabytes;  // tests/data/models/README.md (float32 parameters)
 };
+
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const ZooModel& c, std::ostream* os) {
+  *os << c.file;
+}
 
 class ZooModels : public ::testing::TestWithParam<ZooModel> {};
 
@@ -291,5 +297,5 @@ TEST(OnnxLoader, NodeOrderIsNotRequired) {
   std::filesystem::remove(path);
 }
 
-}  // namespace
+}  // namespace onnx_loader_test
 }  // namespace placer::testing

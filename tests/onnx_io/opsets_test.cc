@@ -21,7 +21,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace opsets_test {
 
 // The IR version released with each opset (ONNX 1.2 to 1.12).
 std::int64_t irVersionFor(int opset) {
@@ -325,5 +325,5 @@ TEST_P(Opsets, LoadCostPlaceAndWriteBack) {
 INSTANTIATE_TEST_SUITE_P(SevenToSeventeen, Opsets, ::testing::Range(7, 18),
                          [](const auto& info) { return "opset" + std::to_string(info.param); });
 
-}  // namespace
+}  // namespace opsets_test
 }  // namespace placer::testing

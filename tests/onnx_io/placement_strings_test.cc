@@ -15,7 +15,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace placement_strings_test {
 
 std::vector<std::string> split(const std::string& s, char by) {
   std::vector<std::string> out;
@@ -117,5 +117,5 @@ TEST(PlacementStrings, OliveNamespaces) {
   EXPECT_EQ(oliveNamespace("//a..b/c", 3), "a..b");
 }
 
-}  // namespace
+}  // namespace placement_strings_test
 }  // namespace placer::testing

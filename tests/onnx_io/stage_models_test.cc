@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -26,7 +27,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace stage_models_test {
 
 using Json = nlohmann::ordered_json;
 
@@ -340,6 +341,11 @@ struct Case {
   int stages;
 };
 
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.file << " " << c.cut << " " << c.stages;
+}
+
 class BundledStages : public ::testing::TestWithParam<Case> {};
 
 TEST_P(BundledStages, EveryStageIsValidAndTheyComposeToTheOriginal) {
@@ -628,7 +634,6 @@ TEST(StageModels, ExternalDataIsReferencedNotRead) {
   ASSERT_TRUE(manifest.contains("external_data_dir"));
   EXPECT_EQ(std::filesystem::path(manifest.at("external_data_dir").get<std::string>()),
             std::filesystem::absolute(dir.path()).lexically_normal());
-
 }
 
 // Stages written as files reach the model's data from their own directory: links to its data file
@@ -651,7 +656,8 @@ TEST(StageModels, ExternalDataForFilesIsLinkedOrCopied) {
     w->add_dims(4);
     w->add_dims(4);
     w->set_data_location(onnx::TensorProto::EXTERNAL);
-    for (const auto& [key, value] : {std::pair{"location", "data/weights.bin"}, std::pair{"offset", offset}}) {
+    for (const auto& [key, value] :
+         {std::pair{"location", "data/weights.bin"}, std::pair{"offset", offset}}) {
       auto* entry = w->add_external_data();
       entry->set_key(key);
       entry->set_value(value);
@@ -677,7 +683,8 @@ TEST(StageModels, ExternalDataForFilesIsLinkedOrCopied) {
       << short_file.status().message();
 
   bytes.resize(128);
-  for (int i = 0; i < 128; ++i) bytes[i] = static_cast<char>(i);
+  for (int i = 0; i < 128; ++i)
+    bytes[i] = static_cast<char>(i);
   std::ofstream(data_path, std::ios::binary | std::ios::trunc) << bytes;
   auto linked = buildStageModels(path, *graph, plan, reference);
   ASSERT_TRUE(linked.hasValue()) << linked.status().message();
@@ -710,11 +717,12 @@ TEST(StageModels, ExternalDataForFilesIsLinkedOrCopied) {
     ASSERT_TRUE(parsed.ParseFromString(stage.bytes));
     ASSERT_EQ(parsed.graph().initializer_size(), 1);
     std::map<std::string, std::string> entries;
-    for (const auto& entry : parsed.graph().initializer(0).external_data()) entries[entry.key()] = entry.value();
+    for (const auto& entry : parsed.graph().initializer(0).external_data())
+      entries[entry.key()] = entry.value();
     EXPECT_EQ(entries, (std::map<std::string, std::string>{
                            {"location", file.name}, {"offset", "0"}, {"length", "64"}}));
   }
 }
 
-}  // namespace
+}  // namespace stage_models_test
 }  // namespace placer::testing

@@ -28,7 +28,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace symbolic_stages_test {
 
 using Json = nlohmann::ordered_json;
 
@@ -269,5 +269,5 @@ TEST(Decoder, GenAiPipelineIsOnlyForDecodersAndMarksTheLmHead) {
   EXPECT_EQ(Json::parse(*plan_text).at("devices").at(0).at("replicas"), Json::parse(R"(["gpu:0", "gpu:2"])"));
 }
 
-}  // namespace
+}  // namespace symbolic_stages_test
 }  // namespace placer::testing

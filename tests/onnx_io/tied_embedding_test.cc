@@ -17,7 +17,7 @@
 #include "tests/onnx_io/placement_check.h"
 
 namespace placer::testing {
-namespace {
+namespace tied_embedding_test {
 
 OnnxGraph loadDecoder(const char* file) {
   LoadOptions options;
@@ -124,5 +124,5 @@ TEST(TiedEmbedding, EveryStageFileHoldsTheWeightsItReads) {
   EXPECT_EQ(holding_wte, 2) << "the first and the last stage each hold the embedding";
 }
 
-}  // namespace
+}  // namespace tied_embedding_test
 }  // namespace placer::testing

@@ -11,7 +11,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace triton_repository_test {
 
 PlacementPlan twoStages(const OnnxGraph& graph, bool cpu_second) {
   PlacementPlan plan;
@@ -81,5 +81,5 @@ TEST(TritonRepository, ModelNamesAreSanitized) {
   EXPECT_EQ(tritonModelName(""), "model");
 }
 
-}  // namespace
+}  // namespace triton_repository_test
 }  // namespace placer::testing

@@ -3,6 +3,7 @@
 # onnxruntime-node, installed by `(cd tests/ort && npm ci --ignore-scripts)`).
 #
 # usage: ort_test.sh PATH/TO/onnx-placer PATH/TO/tests/data/models
+#        ort_test.sh PATH/TO/onnx-placer --extras PATH/TO/tests/data/models
 #        ort_test.sh PATH/TO/onnx-placer --defaults MODEL.onnx...
 #        ort_test.sh PATH/TO/onnx-placer --each MODEL.onnx...
 #        ort_test.sh PATH/TO/onnx-placer --with "PLACE OPTIONS" MODEL.onnx...
@@ -10,7 +11,8 @@
 # For every model and K accelerators, runs `onnx-placer place` and then
 # run_stages.mjs, which runs the original model, the annotated model (with and
 # without session.layer_assignment_settings) and the stage sub-models in ORT
-# and compares the outputs. With --defaults, each given model is placed once
+# and compares the outputs. Given a directory, every model in it on 2 and 3
+# accelerators, then the extra checks (--extras runs only these). With --defaults, each given model is placed once
 # with place's default options (devices, algorithm, time limit), as a user
 # would. With --each, each given model is placed on 2 and 3 accelerators. Fails
 # (exit 1) if ONNX Runtime is not installed or any model fails. ORT_DIMS
@@ -18,9 +20,12 @@
 # instead of the placed ones.
 set -u
 
-if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ "$2" != --with ] && [ $# -ne 2 ]; } ||
-   { { [ "$2" = --defaults ] || [ "$2" = --each ]; } && [ $# -lt 3 ]; } || { [ "$2" = --with ] && [ $# -lt 4 ]; }; then
+if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ "$2" != --with ] && [ "$2" != --extras ] &&
+                     [ $# -ne 2 ]; } ||
+   { { [ "$2" = --defaults ] || [ "$2" = --each ]; } && [ $# -lt 3 ]; } || { [ "$2" = --with ] && [ $# -lt 4 ]; } ||
+   { [ "$2" = --extras ] && [ $# -ne 3 ]; }; then
   echo "usage: $0 ONNX_PLACER MODELS_DIR" >&2
+  echo "       $0 ONNX_PLACER --extras MODELS_DIR" >&2
   echo "       $0 ONNX_PLACER --defaults MODEL.onnx..." >&2
   echo "       $0 ONNX_PLACER --each MODEL.onnx..." >&2
   echo "       $0 ONNX_PLACER --with \"PLACE OPTIONS\" MODEL.onnx..." >&2
@@ -111,6 +116,22 @@ if [ "$models" = --with ]; then
   report
 fi
 
+# The checks beyond 2 and 3 accelerators, on models of MODELS_DIR.
+extras() {
+  local dir=$1
+  # The tied-embedding decoder on 4 accelerators too: its embedding is copied into the first and the
+  # last stage, and the stages must still compose.
+  check "$dir/gpt_tied_light.onnx" 4
+  # Every --annotate mode must load in ORT (ort is the default, covered by the other runs).
+  check "$dir/bert_base_l3_light.onnx" 3 --annotate metadata
+  check "$dir/bert_base_l3_light.onnx" 3 --annotate onnx-ir11
+}
+
+if [ "$models" = --extras ]; then
+  extras "$3"
+  report
+fi
+
 shopt -s nullglob
 all=("$models"/*.onnx)
 if [ ${#all[@]} -eq 0 ]; then
@@ -123,15 +144,5 @@ for model in "${all[@]}"; do
     check "$model" "$k"
   done
 done
-
-# The tied-embedding decoder on 4 accelerators too: its embedding is copied into the first and the
-# last stage, and the stages must still compose.
-check "$models/gpt_tied_light.onnx" 4
-
-# Every --annotate mode must load in ORT (ort is the default, covered above).
-mode_model="$models/bert_base_l3_light.onnx"
-[ -f "$mode_model" ] || mode_model=${all[0]}
-check "$mode_model" 3 --annotate metadata
-check "$mode_model" 3 --annotate onnx-ir11
-
+extras "$models"
 report

@@ -7,7 +7,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace colocate_test {
 
 TEST(Colocate, ContractsEachClassPerSide) {
   GraphBuilder b({2, 100, 1});
@@ -76,5 +76,5 @@ TEST(Scc, BackwardPartnersOfAComponentMergeIntoOneClass) {
   EXPECT_DOUBLE_EQ(bw.p_acc, 5);
 }
 
-}  // namespace
+}  // namespace colocate_test
 }  // namespace placer::testing

@@ -8,7 +8,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace fold_leaves_test {
 
 TEST(FoldLeaves, FreeSourcesAndSinksJoinTheirNeighbour) {
   GraphBuilder b({2, 100, 0});
@@ -66,5 +66,5 @@ TEST(FoldLeaves, NeverChangesTheOptimum) {
   }
 }
 
-}  // namespace
+}  // namespace fold_leaves_test
 }  // namespace placer::testing

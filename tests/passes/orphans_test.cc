@@ -8,7 +8,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace orphans_test {
 
 // Forward a -> b; backward b' -> x' -> a' where x' has no forward partner (an orphan).
 Problem trainingWithOrphan() {
@@ -64,5 +64,5 @@ TEST(Orphans, DefaultPipelinePlacesOrphansAndMatchesBruteForce) {
   EXPECT_DOUBLE_EQ(outcome->solve.value, best);
 }
 
-}  // namespace
+}  // namespace orphans_test
 }  // namespace placer::testing

@@ -6,7 +6,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace pass_manager_test {
 
 TEST(PassManager, ParsesTheDefaultPipeline) {
   PassRegistry registry;
@@ -96,5 +96,5 @@ TEST(PassManager, InfeasibleInstancesNameTheReason) {
   EXPECT_EQ(outcome.status().code(), StatusCode::Infeasible);
 }
 
-}  // namespace
+}  // namespace pass_manager_test
 }  // namespace placer::testing

@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace pass_results_test {
 
 // Merges vertices 0 and 1 into one (the other vertices keep their order), returning the mapping as
 // exact or lossy; `broken` returns a mapping one entry short, as a faulty plugin might.
@@ -193,5 +193,5 @@ TEST(PassResults, NumbersTheProgramCannotTakeAreAnInternalError) {
   EXPECT_EQ(outcome.status().code(), StatusCode::Internal) << outcome.status().message();
 }
 
-}  // namespace
+}  // namespace pass_results_test
 }  // namespace placer::testing

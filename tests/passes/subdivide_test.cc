@@ -7,7 +7,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace subdivide_test {
 
 TEST(Subdivide, NodesWithDifferingCostsGetOneNodePerTransfer) {
   GraphBuilder b({3, 100, 1});
@@ -65,5 +65,5 @@ TEST(Subdivide, UniformNodesAreLeftAlone) {
   EXPECT_EQ(p.nets[0].sinks, (std::vector<Vertex>{1, 2}));
 }
 
-}  // namespace
+}  // namespace subdivide_test
 }  // namespace placer::testing

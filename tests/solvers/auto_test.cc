@@ -15,7 +15,7 @@
 #include "tests/test_util.h"
 
 namespace placer {
-namespace {
+namespace auto_test {
 
 using testing::loadWorkload;
 
@@ -168,5 +168,5 @@ TEST(ClusterPass, ALossyPipelineReportsAFeasibleSplitWithoutABound) {
   EXPECT_GE(outcome->solve.value, 27.9185676799 * (1 - 1e-9));
 }
 
-}  // namespace
+}  // namespace auto_test
 }  // namespace placer

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -23,7 +24,7 @@
 #include "tests/test_util.h"
 
 namespace placer {
-namespace {
+namespace baselines_test {
 
 using testing::loadWorkload;
 using testing::randomContracted;
@@ -303,6 +304,11 @@ struct PublishedPipeDream {
   double printed;  // Table 1's PipeDream column
 };
 
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const PublishedPipeDream& c, std::ostream* os) {
+  *os << c.workload;
+}
+
 class PipeDreamTable1 : public ::testing::TestWithParam<PublishedPipeDream> {};
 
 // Table 1's PipeDream column to its printed precision (two decimals). ResNet50 inference is printed
@@ -387,5 +393,5 @@ INSTANTIATE_TEST_SUITE_P(
                       "OperatorGraphs/bert_l-3_training.json", "OperatorGraphs/bert_l-6_training.json",
                       "OperatorGraphs/bert_L-12_training.json", "OperatorGraphs/resnet50_training.json"));
 
-}  // namespace
+}  // namespace baselines_test
 }  // namespace placer

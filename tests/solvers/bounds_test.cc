@@ -20,7 +20,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace bounds_test {
 
 // Four nodes of 1 on an accelerator and 2 on a CPU, no edges.
 Problem fourIndependentNodes(DeviceSet devices, double memory_per_node = 0) {
@@ -449,5 +449,5 @@ TEST(BottleneckBound, RefusesObjectivesItDoesNotBound) {
   EXPECT_FALSE(bottleneckBound(p, true, 1.0, Budget::unlimited()).hasValue());
 }
 
-}  // namespace
+}  // namespace bounds_test
 }  // namespace placer::testing

@@ -25,7 +25,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace clustering_test {
 
 constexpr const char* kReductions = "subdivide,colocate,orphans,scc,fold-leaves";
 
@@ -630,5 +630,5 @@ TEST(Clustering, TimeOnLargeGraphs) {
   }
 }
 
-}  // namespace
+}  // namespace clustering_test
 }  // namespace placer::testing

@@ -15,7 +15,7 @@
 #include <string>
 
 namespace placer::testing {
-namespace {
+namespace device_mapping_test {
 
 Topology finished(Topology t) {
   EXPECT_TRUE(t.finish());
@@ -389,5 +389,5 @@ TEST(DeviceMapping, RefusesWhatCannotBeMapped) {
   EXPECT_FALSE(optimalMapping(request, two, Budget::unlimited()));
 }
 
-}  // namespace
+}  // namespace device_mapping_test
 }  // namespace placer::testing

@@ -31,7 +31,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace dp_bruteforce_test {
 
 constexpr int kMaxDevices = 4;  // at most 3 accelerators and 1 CPU
 
@@ -1095,5 +1095,5 @@ TEST(DpBruteForce, TiedWeightIsReplicatedAcrossTheChainByHand) {
   checkInstance(inst, "hand-written tied weight, 16 bytes and a CPU", coverage);
 }
 
-}  // namespace
+}  // namespace dp_bruteforce_test
 }  // namespace placer::testing

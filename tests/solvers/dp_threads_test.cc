@@ -9,7 +9,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace dp_threads_test {
 
 class ParallelDp : public ::testing::TestWithParam<const char*> {};
 
@@ -73,5 +73,5 @@ TEST(ParallelDpBudget, ATimeLimitStopsEveryThread) {
   EXPECT_TRUE(verify(outcome->problem, outcome->solve.placement).isOk());
 }
 
-}  // namespace
+}  // namespace dp_threads_test
 }  // namespace placer::testing

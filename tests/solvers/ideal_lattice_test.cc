@@ -11,7 +11,7 @@
 #include <set>
 
 namespace placer::testing {
-namespace {
+namespace ideal_lattice_test {
 
 std::vector<std::vector<int>> randomPreds(std::mt19937& rng, int n) {
   std::vector<std::vector<int>> preds(n);
@@ -116,5 +116,5 @@ TEST(IdealLattice, AChainHasOneIdealPerPrefix) {
   EXPECT_EQ(lattice.size(), 501);
 }
 
-}  // namespace
+}  // namespace ideal_lattice_test
 }  // namespace placer::testing

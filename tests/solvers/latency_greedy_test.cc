@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -17,7 +18,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace latency_greedy_test {
 
 std::vector<Vertex> vertices(std::initializer_list<int> ids) {
   return std::vector<Vertex>(ids.begin(), ids.end());
@@ -219,6 +220,11 @@ struct Table4Case {
   double latency;
 };
 
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const Table4Case& c, std::ostream* os) {
+  *os << c.workload;
+}
+
 class LatencyGreedyTable4 : public ::testing::TestWithParam<Table4Case> {};
 
 TEST_P(LatencyGreedyTable4, ReproducesThePublishedLatency) {
@@ -259,5 +265,5 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-}  // namespace
+}  // namespace latency_greedy_test
 }  // namespace placer::testing

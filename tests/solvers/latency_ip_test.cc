@@ -22,7 +22,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace latency_ip_test {
 
 LatencyIpOptions withSubgraphs(int q) {
   LatencyIpOptions o;
@@ -507,5 +507,5 @@ TEST(LatencyIp, LayerGnmtReachesThePaperValue) {
               s.result.bound, 100 * s.result.gap, seconds);
 }
 
-}  // namespace
+}  // namespace latency_ip_test
 }  // namespace placer::testing

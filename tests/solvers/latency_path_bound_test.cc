@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <ostream>
 #include <random>
 
 #include "core/latency.h"
@@ -17,7 +18,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace latency_path_bound_test {
 
 TEST(MinCut, ByHand) {
   // s -> a (3), s -> b (2), a -> b (1), a -> t (2), b -> t (3): the cut {s, a, b} | {t} is 5,
@@ -117,7 +118,8 @@ TEST(LatencyPathBound, AColocatedBoundaryAllowsTwoPiecesOfOneAccelerator) {
   Problem p = b.build();
   p.objective.goal = Goal::Latency;
   const std::vector<bool> acc = {true, false, true}, cpu(3, true);
-  EXPECT_NEAR(pathLatencyBound(p, {static_cast<Vertex>(u), static_cast<Vertex>(v)}, acc, cpu).value, 5.0, 1e-12);
+  EXPECT_NEAR(pathLatencyBound(p, {static_cast<Vertex>(u), static_cast<Vertex>(v)}, acc, cpu).value, 5.0,
+              1e-12);
   auto latency = evaluateLatency(p, {0, 2, 0});
   ASSERT_TRUE(latency.hasValue());
   ASSERT_TRUE(latency->valid());
@@ -134,7 +136,8 @@ void expectBelowExhaustiveSearch(bool colocate, int minimum_checked) {
     auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
     const int accelerators = 2 + static_cast<int>(rng() % 2);
     const int cpus = static_cast<int>(rng() % 2);
-    const int n = accelerators + cpus <= 3 ? 5 + static_cast<int>(rng() % 3) : 5 + static_cast<int>(rng() % 2);
+    const int n =
+        accelerators + cpus <= 3 ? 5 + static_cast<int>(rng() % 3) : 5 + static_cast<int>(rng() % 2);
     const double memory = rng() % 3 == 0 ? 1e9 : uniform(1.0, 2.5);
     GraphBuilder b({accelerators, memory, cpus});
     for (int v = 0; v < n; ++v)
@@ -183,9 +186,13 @@ void expectBelowExhaustiveSearch(bool colocate, int minimum_checked) {
               colocate ? " and colocation" : "", checked, tight);
 }
 
-TEST(LatencyPathBound, NeverAboveExhaustiveSearchOnBranchyGraphs) { expectBelowExhaustiveSearch(false, 330); }
+TEST(LatencyPathBound, NeverAboveExhaustiveSearchOnBranchyGraphs) {
+  expectBelowExhaustiveSearch(false, 330);
+}
 
-TEST(LatencyPathBound, NeverAboveExhaustiveSearchWithColocation) { expectBelowExhaustiveSearch(true, 300); }
+TEST(LatencyPathBound, NeverAboveExhaustiveSearchWithColocation) {
+  expectBelowExhaustiveSearch(true, 300);
+}
 
 // Past the deadline the sides are left out but the plain runs still prove a bound, said to be cut
 // short; an interruption proves nothing. Inception-v3, where the sides raise the bound most.
@@ -218,6 +225,11 @@ struct Table4Case {
   double rounding;  // half of the published value's last digit
   bool proven_within_1_percent;
 };
+
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const Table4Case& c, std::ostream* os) {
+  *os << c.workload;
+}
 
 class LatencyPathBoundTable4 : public ::testing::TestWithParam<Table4Case> {};
 
@@ -255,5 +267,5 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-}  // namespace
+}  // namespace latency_path_bound_test
 }  // namespace placer::testing

@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace maxload_ip_test {
 
 double dpOptimum(const Problem& problem) {
   auto outcome = runPipeline(problem, pipelineFor("dp"));
@@ -417,5 +417,5 @@ TEST(MaxLoadIp, NonContiguousStagesFormAPipeline) {
   EXPECT_EQ(*contiguous_stages, (std::vector<int>{0, 0, 1}));
 }
 
-}  // namespace
+}  // namespace maxload_ip_test
 }  // namespace placer::testing

@@ -9,7 +9,7 @@
 #include <random>
 
 namespace placer::mip {
-namespace {
+namespace mip_test {
 
 // 0/1 knapsack as a minimisation: minimise -value subject to weight <= capacity.
 struct Knapsack {
@@ -449,5 +449,5 @@ TEST_P(MipBackend, ProgressOnALongerSearchIsMonotoneEnough) {
 INSTANTIATE_TEST_SUITE_P(Backends, MipBackend, ::testing::Values(Backend::Glpk, Backend::Cbc),
                          [](const ::testing::TestParamInfo<Backend>& info) { return std::string(toString(info.param)); });
 
-}  // namespace
+}  // namespace mip_test
 }  // namespace placer::mip

@@ -23,7 +23,7 @@
 #include "tests/solvers/random_contracted.h"
 
 namespace placer::testing {
-namespace {
+namespace mixed_kinds_test {
 
 // `fast` accelerators of kind "fast" (memory fast_memory) and `slow` of kind "slow".
 DeviceSet mixedDevices(int fast, double fast_memory, int slow, double slow_memory, int cpus) {
@@ -458,5 +458,5 @@ TEST(Replicas, WhatReplicasCannotDoIsRefused) {
   EXPECT_EQ(replicatedProblem(latency, 2).status().code(), StatusCode::Unsupported);
 }
 
-}  // namespace
+}  // namespace mixed_kinds_test
 }  // namespace placer::testing

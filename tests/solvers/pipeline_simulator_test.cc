@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace placer::testing {
-namespace {
+namespace pipeline_simulator_test {
 
 // Devices on a host star; transfers of 0 bytes cost nothing.
 Topology star(int devices) {
@@ -89,5 +89,5 @@ TEST(PipelineSimulator, RefusesWhatCannotRun) {
   EXPECT_EQ(*parsePipelineSchedule("1f1b"), PipelineSchedule::OneFOneB);
 }
 
-}  // namespace
+}  // namespace pipeline_simulator_test
 }  // namespace placer::testing

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <ostream>
 #include <random>
 
 #include "core/evaluate.h"
@@ -22,7 +23,7 @@
 #include "tests/test_util.h"
 
 namespace placer {
-namespace {
+namespace refine_test {
 
 using testing::loadWorkload;
 using testing::randomContracted;
@@ -207,6 +208,11 @@ struct Workload {
   double paper_noncontiguous;
 };
 
+// The parameter as the test's name shows it (GoogleTest would print its bytes, a pointer among them).
+void PrintTo(const Workload& c, std::ostream* os) {
+  *os << c.path;
+}
+
 class Table1Refine : public ::testing::TestWithParam<Workload> {};
 
 // DPL's split on the original workload, refined: contiguously never below the DP's optimum and never
@@ -268,11 +274,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Workload{"OperatorGraphs/bert_L-12_training.json", 437.997637858, 373.42},
                       Workload{"OperatorGraphs/resnet50_training.json", 255.194416452, 255.19}));
 
-}  // namespace
+}  // namespace refine_test
 }  // namespace placer
 
 namespace placer {
-namespace {
+namespace refine_test {
 
 class Table4Refine : public ::testing::TestWithParam<const char*> {};
 
@@ -301,5 +307,5 @@ INSTANTIATE_TEST_SUITE_P(
                       "OperatorGraphs/bert_l-3_inference.json", "OperatorGraphs/bert_l-6_inference.json",
                       "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/resnet50_inference.json"));
 
-}  // namespace
+}  // namespace refine_test
 }  // namespace placer

@@ -16,7 +16,7 @@
 #include "tests/graph_builder.h"
 
 namespace placer::testing {
-namespace {
+namespace registry_test {
 
 // A random DAG of n nodes (edges to the next few nodes), memory on some, one colocated pair.
 Problem smallDag(std::uint32_t seed, int n) {
@@ -128,5 +128,5 @@ TEST(SolverRegistry, EveryLatencySolverAnswersAndTheProgramsBeatTheirStarts) {
   }
 }
 
-}  // namespace
+}  // namespace registry_test
 }  // namespace placer::testing

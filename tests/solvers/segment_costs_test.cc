@@ -11,7 +11,7 @@
 #include "tests/solvers/random_contracted.h"
 
 namespace placer::testing {
-namespace {
+namespace segment_costs_test {
 
 void expectNear(double got, double want, const std::string& what) {
   EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))) << what;
@@ -79,5 +79,5 @@ TEST(SegmentCosts, EqualsTheEvaluatorOnEverySegment) {
   EXPECT_GT(with_memory_sharing, 1000);
 }
 
-}  // namespace
+}  // namespace segment_costs_test
 }  // namespace placer::testing

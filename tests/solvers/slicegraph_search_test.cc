@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace slicegraph_search_test {
 
 // The 16 Table 1 workloads with the published DP optima (the reference's full digits).
 const std::vector<std::pair<const char*, double>> kTable1 = {
@@ -201,5 +201,5 @@ TEST(Auto, AnswersWithinTheBudgetWhenTheLatticeIsTooLarge) {
   EXPECT_LT(r.value, total / 3);
 }
 
-}  // namespace
+}  // namespace slicegraph_search_test
 }  // namespace placer::testing

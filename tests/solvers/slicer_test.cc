@@ -16,7 +16,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace slicer_test {
 
 // A DAG already in the DP's contracted form: forward nodes only, no colocation.
 Problem tinyDag(std::mt19937& rng, int n) {
@@ -222,5 +222,5 @@ TEST(Slicer, OnTheDfsOrderIsDpl) {
   }
 }
 
-}  // namespace
+}  // namespace slicer_test
 }  // namespace placer::testing

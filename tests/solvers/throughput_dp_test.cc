@@ -12,7 +12,7 @@
 #include "tests/test_util.h"
 
 namespace placer::testing {
-namespace {
+namespace throughput_dp_test {
 
 struct Published {
   const char* workload;
@@ -154,5 +154,5 @@ TEST(ThroughputDp, OverlapModesNeverRaiseTheOptimum) {
   }
 }
 
-}  // namespace
+}  // namespace throughput_dp_test
 }  // namespace placer::testing

@@ -14,7 +14,7 @@
 #include "tools/compare/results.h"
 
 namespace placer::compare {
-namespace {
+namespace compare_unit_test {
 
 namespace fs = std::filesystem;
 
@@ -310,5 +310,5 @@ TEST(Shards, EveryCaseInExactlyOneShardInOrder) {
   EXPECT_FALSE(parseShard("13"));
 }
 
-}  // namespace
+}  // namespace compare_unit_test
 }  // namespace placer::compare

@@ -16,7 +16,7 @@
 #include "tests/graph_builder.h"
 
 namespace placer::picture {
-namespace {
+namespace placement_picture_test {
 
 using placer::testing::GraphBuilder;
 using placer::testing::pictureTestDir;
@@ -190,5 +190,5 @@ TEST(Timeline, ScheduleSettlesIntoTheMaxLoadAndTheChartNamesTheBottleneck) {
   EXPECT_TRUE(placer::testing::rendersAsPng(dir / "timeline.svg"));
 }
 
-}  // namespace
+}  // namespace placement_picture_test
 }  // namespace placer::picture

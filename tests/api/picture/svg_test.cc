@@ -11,7 +11,7 @@
 #include "tests/api/picture/svg_check.h"
 
 namespace placer::picture {
-namespace {
+namespace svg_test {
 
 using placer::testing::pictureTestDir;
 using placer::testing::readText;
@@ -118,5 +118,5 @@ TEST(ComparisonChart, BarsAreRelativeToTheBestOfEachModel) {
   EXPECT_NE(comparisonChartSvg(empty).find("no results"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace svg_test
 }  // namespace placer::picture
