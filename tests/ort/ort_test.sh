@@ -12,9 +12,10 @@
 # run_stages.mjs, which runs the original model, the annotated model (with and
 # without session.layer_assignment_settings) and the stage sub-models in ORT
 # and compares the outputs. Given a directory, every model in it on 2 and 3
-# accelerators, then the extra checks (--extras runs only these). With --defaults, each given model is placed once
-# with place's default options (devices, algorithm, time limit), as a user
-# would. With --each, each given model is placed on 2 and 3 accelerators. Fails
+# accelerators, then the extra checks (--extras runs only these: GPT-2 with a
+# tied embedding on 4, BERT-3 written in the other --annotate modes). With
+# --defaults, each given model is placed once with place's default options
+# (devices, algorithm, time limit), as a user would. With --each, each given model is placed on 2 and 3 accelerators. Fails
 # (exit 1) if ONNX Runtime is not installed or any model fails. ORT_DIMS
 # (run_stages.mjs's --dims sets) runs everything at those input dimensions
 # instead of the placed ones.
