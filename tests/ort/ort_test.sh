@@ -11,14 +11,18 @@
 # For every model and K accelerators, runs `onnx-placer place` and then
 # run_stages.mjs, which runs the original model, the annotated model (with and
 # without session.layer_assignment_settings) and the stage sub-models in ORT
-# and compares the outputs. Given a directory, every model in it on 2 and 3
-# accelerators, then the extra checks (--extras runs only these: GPT-2 with a
-# tied embedding on 4, BERT-3 written in the other --annotate modes). With
-# --defaults, each given model is placed once with place's default options
-# (devices, algorithm, time limit), as a user would. With --each, each given model is placed on 2 and 3 accelerators. Fails
-# (exit 1) if ONNX Runtime is not installed or any model fails. ORT_DIMS
-# (run_stages.mjs's --dims sets) runs everything at those input dimensions
-# instead of the placed ones.
+# and compares the outputs.
+# - Given a directory: every model in it on 2 and 3 accelerators, then the
+#   extra checks (--extras runs only these: GPT-2 with a tied embedding on 4,
+#   BERT-3 written in the other --annotate modes).
+# - --defaults: each given model placed once with place's default options
+#   (devices, algorithm, time limit), as a user would.
+# - --each: each given model on 2 and 3 accelerators; --with: the same, with
+#   the extra place options.
+# Environment: ORT_ACCELERATORS (default "2 3") is the list of accelerator
+# counts of --each and --with; ORT_DIMS (run_stages.mjs's --dims sets) runs
+# everything at those input dimensions instead of the placed ones.
+# Fails (exit 1) if ONNX Runtime is not installed or any model fails.
 set -u
 
 if [ $# -lt 2 ] || { [ "$2" != --defaults ] && [ "$2" != --each ] && [ "$2" != --with ] && [ "$2" != --extras ] &&
@@ -43,6 +47,10 @@ ort_scratch ort
 
 start=$SECONDS
 failed=()
+accelerator_counts=${ORT_ACCELERATORS:-2 3}
+case $accelerator_counts in
+  *[!0-9\ ]* | "") echo "$0: ORT_ACCELERATORS must be accelerator counts, e.g. \"2 3\" (it is \"$accelerator_counts\")" >&2; exit 2 ;;
+esac
 runs=0
 
 # check MODEL K [extra place options...]; K empty: the device set's own count
@@ -97,19 +105,19 @@ fi
 if [ "$models" = --each ]; then
   shift 2
   for model in "$@"; do
-    for k in 2 3; do
+    for k in $accelerator_counts; do
       check "$model" "$k"
     done
   done
   report
 fi
-# --with "OPTIONS" MODEL...: each model on 2 and 3 accelerators with the extra place options
+# --with "OPTIONS" MODEL...: each model on ORT_ACCELERATORS accelerators with the extra place options
 # (word-split), e.g. --cpus 0 --memory N to split a model too small to be worth splitting.
 if [ "$models" = --with ]; then
   options=$3
   shift 3
   for model in "$@"; do
-    for k in 2 3; do
+    for k in $accelerator_counts; do
       # shellcheck disable=SC2086
       check "$model" "$k" $options
     done
