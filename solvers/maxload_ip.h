@@ -18,8 +18,10 @@
 //   one of the k! relabellings of a split is feasible;
 // - a starting incumbent (the DP's split, relabelled to satisfy the symmetry rows) is completed and
 //   injected, so the search never returns anything worse and prunes against it from the start;
-//   it is first refined in the program's space (solvers/refine/refine.h), and the program's final
-//   incumbent is refined too, in the last 5% of the limit (at most 5 s) kept for it;
+//   it is first refined in the program's space (solvers/refine/refine.h) and, non-contiguous and
+//   max-load, improved until 60% of the limit by placing regions of it exactly with small programs
+//   (solvers/refine/neighbourhoods.h); the program's final incumbent is refined too, in the last 5%
+//   of the limit (at most 5 s) kept for it;
 // - MaxLoad >= max over nodes of min(p_acc, p_cpu), >= total minimum work / devices and >= the simple
 //   bound (solvers/bounds/simple_bound.h: the work relaxation over the device kinds and memory),
 //   which the LP relaxation alone does not see once communication enters; with the GPipe objective

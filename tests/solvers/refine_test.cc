@@ -19,46 +19,19 @@
 #include "solvers/refine/refine.h"
 #include "solvers/refine/split_loads.h"
 #include "solvers/stages.h"
+#include "tests/solvers/exhaustive_split.h"
 #include "tests/solvers/random_contracted.h"
 #include "tests/test_util.h"
 
 namespace placer {
 namespace refine_test {
 
+using testing::exhaustiveOptimum;
 using testing::loadWorkload;
 using testing::randomContracted;
+using testing::throughputValid;
 
 constexpr double kTolerance = 1e-9;
-
-// Every split of the units onto the devices that `valid` accepts, and the least objective among them.
-double exhaustiveOptimum(const Problem& p, const std::function<bool(const std::vector<int>&)>& valid) {
-  const std::vector<std::vector<Vertex>> units = moveUnits(p);
-  const int devices = p.devices.count();
-  std::vector<int> choice(units.size(), 0), device_of(boost::num_vertices(p.graph), 0);
-  double best = kInfinity;
-  while (true) {
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      for (Vertex v : units[u])
-        device_of[v] = choice[u];
-    }
-    if (valid(device_of)) best = std::min(best, refineObjective(p, device_of));
-    std::size_t i = 0;
-    while (i < choice.size() && ++choice[i] == devices)
-      choice[i++] = 0;
-    if (i == choice.size()) break;
-  }
-  return best;
-}
-
-bool throughputValid(const Problem& p, const std::vector<int>& device_of, bool contiguous) {
-  if (contiguous) return splitViolations(p, device_of).empty();
-  // Non-contiguous: the acyclic-pipeline rule does not apply; memory, support and colocation do.
-  Placement placement{device_of, device_of, evaluateThroughput(p, device_of).max_load};
-  auto stages = pipelineStages(p, device_of);
-  if (!stages) return false;
-  placement.stage_of = *stages;
-  return verify(p, placement, /*contiguous=*/false).isOk();
-}
 
 Placement placementOf(const Problem& p, const std::vector<int>& device_of) {
   Placement placement;
