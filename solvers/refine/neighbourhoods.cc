@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "core/evaluate.h"
 #include "solvers/refine/moves.h"
@@ -474,7 +475,7 @@ std::vector<int> improveByNeighbourhoods(const Problem& problem, std::vector<int
       fits = fits && next.memoryFits(d);
     if (!fits || !score.better(best)) continue;
     device_of = std::move(candidate);
-    loads.emplace(problem, device_of);
+    loads.emplace(std::move(next));  // the state just computed for the kept split
     best = score;
     ++s.kept;
     chances[kind] += 1;
