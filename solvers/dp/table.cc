@@ -178,7 +178,7 @@ class DpTable {
         lattice_(lattice),
         devices_(problem.devices),
         kinds_(MaxKinds == 1 ? 1 : devices_.kindCount()),
-        prune_above_(upper_bound * (1 + 1e-9) + 1e-12) {
+        prune_above_(pruneAbove(upper_bound)) {
     int stride = 1;
     for (int k = 0; k < kinds_; ++k) {
       stride_[k] = stride;
@@ -365,7 +365,7 @@ class DpTable {
 
   Walker makeWalker() const {
     return Walker(instance_.units, instance_.touches, instance_.weight_touches, problem_, lattice_,
-                       prune_above_);
+                  prune_above_);
   }
   std::int32_t fullIdeal() const { return static_cast<std::int32_t>(lattice_.size() - 1); }
   // The machine's kinds (a constant 1 where MaxKinds is, so that the loops over kinds fold away).

@@ -32,8 +32,16 @@ struct TableResult {
   std::optional<std::vector<Block>> blocks;
 };
 
+// The load above which the table leaves entries out for `upper_bound`: the bound, with room for the
+// rounding of sums of costs in another order.
+inline double pruneAbove(double upper_bound) {
+  return upper_bound * (1 + 1e-9) + 1e-12;
+}
+
 // Fills the table of `instance` over `lattice` on `threads` threads, entries above `upper_bound`
-// (an achievable max-load, or +inf) left out, and traces an optimal split back. Adds the pairs walked
+// (an achievable max-load, or +inf) left out, and traces an optimal split back. Only a split of
+// max-load at most the bound is sure to be optimal: a larger optimum (the bound was below the
+// optimum) is the best of what pruning left. Adds the pairs walked
 // and the subtrees pruned to `stats`.
 // `keep_going` (null: always) is asked after every row with the rows filled and in all; false stops
 // the fill as the budget's deadline does.

@@ -1,6 +1,7 @@
 #include "solvers/dp/throughput_dp.h"
 
 #include <chrono>
+#include <iomanip>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -133,6 +134,13 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
   }
   const double optimum = table.optimum;
   const DeviceSet& devices = problem.devices;
+  if (options.upper_bound < kInfinity && !(optimum <= dp::pruneAbove(options.upper_bound))) {
+    // Pruned by a bound below the optimum: what is left proves only that nothing is at or below it.
+    std::ostringstream message;
+    message << "no contiguous split of max-load at most " << std::setprecision(10) << options.upper_bound
+            << " (the bound the DP was pruned by) exists";
+    return finish(SolveStatus::Infeasible, message.str());
+  }
   if (!(optimum < kInfinity)) {
     std::ostringstream message;
     message << "no contiguous split onto " << devices.accelerators << " accelerator(s) of "

@@ -46,7 +46,9 @@ namespace placer {
 struct DpOptions {
   bool linearize = false;               // DPL
   std::int64_t max_ideals = 4'000'000;  // refuse beyond this (memory and time)
-  double upper_bound = kInfinity;       // a known achievable max-load, for pruning
+  // A known achievable max-load, for pruning. Given one below the optimum, the DP answers Infeasible
+  // ("no contiguous split of max-load at most ..."), never a split it could not prove optimal.
+  double upper_bound = kInfinity;
   // With linearize: the forward vertices in the topological order to slice (SliceGraph's slicer:
   // the best split of the problem into contiguous runs of this order). Empty: a DFS order (DPL).
   std::vector<Vertex> order;

@@ -129,6 +129,32 @@ TEST(ThroughputDp, PruningAtTheOptimumKeepsItExactly) {
   EXPECT_GT(skipped_rows, 50) << "the bound should prune on most instances";
 }
 
+// A bound below the optimum (not what the DP is promised, but what a caller could pass) prunes away
+// every optimal split: the DP must say that nothing is at or below the bound, and never call the best
+// of what pruning left optimal.
+TEST(ThroughputDp, ABoundBelowTheOptimumIsInfeasibleNotAWorseOptimum) {
+  int instances = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed);
+    const DeviceSet devices{1 + static_cast<int>(seed % 4), 40.0 + 30.0 * (seed % 3),
+                            static_cast<int>(seed % 3)};
+    const Problem p = randomContracted(rng, 6 + static_cast<int>(seed % 9), seed % 3 == 0, devices);
+    const SolveResult plain = solveThroughputDp(p, DpOptions{});
+    if (plain.status != SolveStatus::Optimal || !(plain.value > 0)) continue;
+    ++instances;
+    for (double below : {0.999, 0.95, 0.8}) {
+      DpOptions bounded;
+      bounded.upper_bound = plain.value * below;
+      const SolveResult pruned = solveThroughputDp(p, bounded);
+      EXPECT_EQ(pruned.status, SolveStatus::Infeasible)
+          << "seed " << seed << ", bound " << below << " x the "
+          << "optimum: " << pruned.message << " " << pruned.value;
+      EXPECT_NE(pruned.message.find("at most"), std::string::npos) << pruned.message;
+    }
+  }
+  EXPECT_GE(instances, 30);
+}
+
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
   PassOptions ctx;
   ctx.solver.max_ideals = 1000;
