@@ -34,6 +34,9 @@ struct Units {
   std::vector<std::vector<Vertex>> members;
   std::vector<int> of;                       // per vertex
   std::vector<std::vector<int>> neighbours;  // per unit: units joined by an edge, either way
+
+  // The device of `unit` in the split `device_of` (a unit's members share one).
+  int deviceOf(int unit, const std::vector<int>& device_of) const { return device_of[members[unit].front()]; }
 };
 
 Units buildUnits(const Problem& problem) {
@@ -109,14 +112,13 @@ Region pickRegion(const Problem& problem, const Units& units, const std::vector<
   const int busiest = critical[std::uniform_int_distribution<std::size_t>(0, critical.size() - 1)(rng)];
   // The units of the busiest device at the edge of its block, and how often each other device
   // touches it.
-  auto deviceOfUnit = [&](int unit) { return device_of[units.members[unit].front()]; };
   std::vector<int> edge_units;
   std::vector<double> touches(count, 0.0);
   for (std::size_t a = 0; a < units.members.size(); ++a) {
-    if (deviceOfUnit(static_cast<int>(a)) != busiest) continue;
+    if (units.deviceOf(static_cast<int>(a), device_of) != busiest) continue;
     bool at_edge = false;
     for (int b : units.neighbours[a]) {
-      const int d = deviceOfUnit(b);
+      const int d = units.deviceOf(b, device_of);
       if (d != busiest) at_edge = true, touches[d] += 1;
     }
     if (at_edge) edge_units.push_back(static_cast<int>(a));
@@ -141,7 +143,7 @@ Region pickRegion(const Problem& problem, const Units& units, const std::vector<
       region.devices.push_back(cpu);
   }
   auto chosen = [&](int unit) {
-    return std::find(region.devices.begin(), region.devices.end(), deviceOfUnit(unit)) !=
+    return std::find(region.devices.begin(), region.devices.end(), units.deviceOf(unit, device_of)) !=
            region.devices.end();
   };
   // Breadth first from a unit at the edge (any unit of the busiest device when none is), over units
@@ -150,7 +152,7 @@ Region pickRegion(const Problem& problem, const Units& units, const std::vector<
   std::vector<int> seeds = edge_units;
   if (seeds.empty()) {
     for (std::size_t a = 0; a < units.members.size(); ++a) {
-      if (deviceOfUnit(static_cast<int>(a)) == busiest) seeds.push_back(static_cast<int>(a));
+      if (units.deviceOf(static_cast<int>(a), device_of) == busiest) seeds.push_back(static_cast<int>(a));
     }
   }
   if (seeds.empty()) return region;
@@ -167,12 +169,11 @@ Region pickRegion(const Problem& problem, const Units& units, const std::vector<
 Region spreadRegion(const Problem& problem, const Units& units, const std::vector<int>& device_of,
                     int free_units, std::mt19937_64& rng) {
   const int count = problem.devices.count();
-  auto deviceOfUnit = [&](int unit) { return device_of[units.members[unit].front()]; };
   std::vector<std::vector<int>> edge_units(count);
   for (std::size_t a = 0; a < units.members.size(); ++a) {
-    const int d = deviceOfUnit(static_cast<int>(a));
+    const int d = units.deviceOf(static_cast<int>(a), device_of);
     for (int b : units.neighbours[a]) {
-      if (deviceOfUnit(b) == d) continue;
+      if (units.deviceOf(b, device_of) == d) continue;
       edge_units[d].push_back(static_cast<int>(a));
       break;
     }
@@ -438,8 +439,8 @@ std::vector<int> improveByNeighbourhoods(const Problem& problem, std::vector<int
     mo.start.assign(program.model.numVars(), 0.0);
     for (std::size_t a = 0; a < units.members.size(); ++a) {
       if (!region.free[a]) continue;
-      const auto j =
-          std::find(region.devices.begin(), region.devices.end(), device_of[units.members[a].front()]);
+      const auto j = std::find(region.devices.begin(), region.devices.end(),
+                               units.deviceOf(static_cast<int>(a), device_of));
       const Var var = program.x[a][j - region.devices.begin()];
       if (var.index >= 0) mo.start[var.index] = 1.0;
     }
