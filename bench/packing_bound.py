@@ -41,6 +41,7 @@ def read(path, large):
             w = json.load(f)
         lat = {n["id"]: float(n["fpgaLatency"]) for n in w["nodes"]}
         cpu = {n["id"]: float(n["cpuLatency"]) for n in w["nodes"]}
+        cpu_only = {n["id"] for n in w["nodes"] if not n.get("supportedOnFpga", 1)}
         succ, cost = defaultdict(list), {}
         for e in w["edges"]:
             s, t = e["sourceId"], e["destId"]
@@ -54,6 +55,9 @@ def read(path, large):
     for v in lat:
         cost.setdefault(v, 0.0)  # a sink sends nothing
     big = sorted((v for v in lat if lat[v] > large), key=lambda v: -lat[v])
+    if any(v in cpu_only for v in big):
+        fail(f"{path}: a large node is not supported on accelerators; this argument needs every large node "
+             "on an accelerator (raise --large)")
     return lat, cpu, succ, cost, big, accelerators, cpus
 
 
