@@ -41,8 +41,8 @@ inline double pruneAbove(double upper_bound) {
 // Fills the table of `instance` over `lattice` on `threads` threads, entries above `upper_bound`
 // (an achievable max-load, or +inf) left out, and traces an optimal split back. Only a split of
 // max-load at most the bound is sure to be optimal: a larger optimum (the bound was below the
-// optimum) is the best of what pruning left. Adds the pairs walked
-// and the subtrees pruned to `stats`.
+// optimum) is the best of what pruning left. Adds the pairs walked and the subtrees pruned to
+// `stats`.
 // `keep_going` (null: always) is asked after every row with the rows filled and in all; false stops
 // the fill as the budget's deadline does.
 TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
