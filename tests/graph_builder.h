@@ -29,11 +29,7 @@ class GraphBuilder {
     n.p_cpu = p_cpu;
     n.memory = memory;
     const int id = static_cast<int>(boost::num_vertices(problem_.graph));
-    if (name.empty()) {  // not "n" + to_string(id): GCC 12 at -O2 warns about that (-Wstringop-overflow)
-      name = "n";
-      name += std::to_string(id);
-    }
-    n.name = std::move(name);
+    n.name = name.empty() ? "n" + std::to_string(id) : std::move(name);
     n.members = {id};
     addNode(problem_.graph, std::move(n));
     return id;
