@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/infinity.h"
+
 namespace placer {
 
 CapacityRelaxation::CapacityRelaxation(const std::vector<double>& p_acc, const std::vector<double>& p_cpu,
@@ -30,11 +32,12 @@ bool CapacityRelaxation::fits(const Work& work, int cpus, int accs, double bound
   const double cpu_capacity = cpus * bound;
   if (work.unsupported_cpu > cpu_capacity + tolerance_) return false;
   if (accs == 0) return work.cpu <= cpu_capacity + tolerance_;
-  return work.acc - absorbable(cpu_capacity - work.unsupported_cpu) <= accs * bound + tolerance_;
+  return work.acc - absorbable(cpu_capacity - work.unsupported_cpu, cpus) <= accs * bound + tolerance_;
 }
 
-double CapacityRelaxation::absorbable(double spare) const {
+double CapacityRelaxation::absorbable(double spare, int cpus) const {
   if (spare <= 0) return 0;
+  const double limit = per_cpu_ < 0 ? kInfinity : cpus * per_cpu_;
   // The items taken whole: those whose CPU times sum to at most `spare`; then part of the next one
   // (whose CPU time is positive, or it would have been taken whole).
   const std::size_t whole =
@@ -46,7 +49,7 @@ double CapacityRelaxation::absorbable(double spare) const {
     const double cpu = cpu_prefix_[whole + 1] - cpu_prefix_[whole];
     acc += (acc_prefix_[whole + 1] - acc_prefix_[whole]) * ((spare - cpu_prefix_[whole]) / cpu);
   }
-  return acc;
+  return std::min(acc, limit);
 }
 
 }  // namespace placer

@@ -33,15 +33,18 @@ struct BlockState {
 template <int MaxKinds>
 class BlockWalker {
  public:
+  // Walks the blocks some device could hold within `prune_above`; with `cpu_only`, those a CPU core
+  // could (the exact DP's bound on what one core can take over, solvers/dp/table.cc).
   BlockWalker(const std::vector<Unit>& units, const std::vector<std::vector<NetTouch>>& touches,
               const std::vector<std::vector<WeightTouch>>& weight_touches, const Problem& problem,
-              const IdealLattice& lattice, double prune_above)
+              const IdealLattice& lattice, double prune_above, bool cpu_only = false)
       : units_(units),
         touches_(touches),
         weight_touches_(weight_touches),
         lattice_(lattice),
         devices_(problem.devices),
         prune_above_(prune_above),
+        cpu_only_(cpu_only),
         inside_(problem.nets.size(), 0),
         source_inside_(problem.nets.size(), 0),
         readers_inside_(problem.weights.size(), 0),
@@ -84,8 +87,10 @@ class BlockWalker {
 
   // No device could hold the block within the bound, nor any block the DFS grows it into: every
   // kind of accelerator lacks the memory or the time (or there is none), and so does a CPU core.
+  // With cpu_only, only a CPU core counts.
   bool hopeless(const BlockState<MaxKinds>& s) const {
     if (devices_.cpus > 0 && s.p_cpu <= prune_above_) return false;
+    if (cpu_only_) return true;
     if (s.unsupported > 0) return true;
     for (int k = 0; k < kinds(); ++k) {
       if (kind_used_[k] && s.memory <= kind_memory_[k] && s.accTime(k) <= prune_above_) return false;
@@ -157,6 +162,7 @@ class BlockWalker {
   const IdealLattice& lattice_;
   const DeviceSet& devices_;
   const double prune_above_;
+  const bool cpu_only_;
   std::vector<std::int32_t> inside_;
   std::vector<std::uint8_t> source_inside_;
   std::vector<std::int32_t> net_size_;

@@ -8,6 +8,7 @@
 
 #include "core/evaluate.h"
 #include "solvers/dp/throughput_dp.h"
+#include "tests/graph_builder.h"
 #include "tests/solvers/random_contracted.h"
 #include "tests/test_util.h"
 
@@ -153,6 +154,43 @@ TEST(ThroughputDp, ABoundBelowTheOptimumIsInfeasibleNotAWorseOptimum) {
     }
   }
   EXPECT_GE(instances, 30);
+}
+
+// A CPU core holds one convex block. On a chain of layers, each a heavy operator (slow on a CPU)
+// and two small ones (better on a CPU), the knapsack would let the core take every small operator
+// of the graph (48 of the 288 units of accelerator work); a block can hold one layer's two (2 units),
+// as any larger block contains a heavy operator. Bounded by that, a CPU core widens the rows that
+// stay live by little: the DP at the optimum walks barely more pairs than on the accelerators alone,
+// and finds the unpruned optimum bit for bit.
+TEST(ThroughputDp, ACpuCoreTakesOneBlockNotTheBestUnitsOfTheGraph) {
+  auto layers = [](int cpus) {
+    GraphBuilder b(DeviceSet{4, 1e18, cpus});
+    int last = -1;
+    for (int layer = 0; layer < 24; ++layer) {
+      const int heavy = b.node(10, 1000);
+      if (last >= 0) b.edge(last, heavy, 0.5, 0.2);
+      const int left = b.node(1, 0.5);
+      const int right = b.node(1, 0.5);
+      b.edge(heavy, left, 0.5, 0.2).edge(heavy, right, 0.5, 0.2);
+      last = b.node(0, 0);  // where the two join
+      b.edge(left, last, 0.5, 0.2).edge(right, last, 0.5, 0.2);
+    }
+    return b.build();
+  };
+  std::int64_t pairs[2] = {0, 0};
+  for (int cpus : {0, 1}) {
+    const Problem p = layers(cpus);
+    const SolveResult plain = solveThroughputDp(p, DpOptions{});
+    ASSERT_EQ(plain.status, SolveStatus::Optimal) << plain.message;
+    DpOptions at_optimum;
+    at_optimum.upper_bound = plain.value;
+    const SolveResult pruned = solveThroughputDp(p, at_optimum);
+    ASSERT_EQ(pruned.status, SolveStatus::Optimal) << pruned.message;
+    EXPECT_EQ(pruned.value, plain.value) << cpus << " CPU cores";
+    EXPECT_TRUE(verify(p, pruned.placement).isOk());
+    pairs[cpus] = pruned.stats.ideal_pairs;
+  }
+  EXPECT_LT(pairs[1], pairs[0] * 3 / 2) << pairs[1] << " pairs with a CPU core, " << pairs[0] << " without";
 }
 
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
