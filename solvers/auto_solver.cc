@@ -119,6 +119,7 @@ SolveResult exactDp(const Problem& problem, const SolveOptions& request, double 
   if (checkpointed && budget.hasDeadline()) {
     const auto started = Clock::now();
     const double checkpoint = budget.remaining() / 2;
+    options.lattice_seconds = checkpoint;
     options.keep_going = [started, checkpoint, budget, &past_checkpoint](std::int64_t done,
                                                                          std::int64_t total) {
       const double elapsed = secondsSince(started);

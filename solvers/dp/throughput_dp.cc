@@ -116,10 +116,12 @@ SolveResult solveThroughputDp(const Problem& problem, const DpOptions& options) 
       return finish(SolveStatus::Interrupted, "interrupted while " + phase);
     return finish(SolveStatus::TimeLimit, "time limit reached while " + phase);
   };
-  if (Status s = buildLattice(instance.preds, options.max_ideals, options.limits.budget,
-                              options.limits.progress, lattice);
+  const Budget lattice_budget = options.limits.budget.within(options.lattice_seconds);
+  if (Status s = buildLattice(instance.preds, options.max_ideals, lattice_budget, options.limits.progress, lattice);
       !s) {
     if (options.limits.budget.exhausted()) return outOfBudget("generating ideals");
+    if (lattice_budget.exhausted())
+      return finish(SolveStatus::TimeLimit, "stopped at its checkpoint while generating ideals");
     return finish(SolveStatus::ResourceLimit, s.message());
   }
   result.stats.ideals = lattice.size();

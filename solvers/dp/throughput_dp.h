@@ -60,6 +60,10 @@ struct DpOptions {
   // threads filling it): false stops the DP as its deadline does (TimeLimit). auto's checkpoint
   // (solvers/auto_solver.h, continueExactDp). Null: the deadline alone.
   std::function<bool(std::int64_t done, std::int64_t total)> keep_going;
+  // Seconds for generating the ideals (+inf: the deadline's): past them the DP stops as keep_going
+  // does (TimeLimit, "stopped at its checkpoint while generating ideals"). auto's checkpoint: a DP
+  // whose lattice is not even built by then cannot fill its table in time.
+  double lattice_seconds = kInfinity;
   // Threads filling the table (0: every core). Ideals of equal size are filled in parallel; the
   // table, the answer and the statistics are the same for any count.
   int threads = 0;

@@ -193,6 +193,27 @@ TEST(ThroughputDp, ACpuCoreTakesOneBlockNotTheBestUnitsOfTheGraph) {
   EXPECT_LT(pairs[1], pairs[0] * 3 / 2) << pairs[1] << " pairs with a CPU core, " << pairs[0] << " without";
 }
 
+// auto's checkpoint for a lattice too slow to generate: past lattice_seconds the DP stops, and says
+// where, instead of counting on to the deadline.
+TEST(ThroughputDp, StopsAtItsCheckpointWhileGeneratingIdeals) {
+  Problem problem = loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json");
+  PassOptions ctx;
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager manager;
+  ASSERT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
+  ASSERT_TRUE(manager.run(problem, ctx).isOk());
+  DpOptions options;
+  options.lattice_seconds = 0;
+  const SolveResult stopped = solveThroughputDp(problem, options);
+  EXPECT_EQ(stopped.status, SolveStatus::TimeLimit);
+  EXPECT_EQ(stopped.message, "stopped at its checkpoint while generating ideals");
+  options.lattice_seconds = 600;  // ample: the 17,914 ideals and the optimum
+  const SolveResult solved = solveThroughputDp(problem, options);
+  EXPECT_EQ(solved.status, SolveStatus::Optimal);
+  EXPECT_EQ(solved.stats.ideals, 17914);
+}
+
 TEST(ThroughputDp, TooManyIdealsIsReportedNotAttempted) {
   PassOptions ctx;
   ctx.solver.max_ideals = 1000;
