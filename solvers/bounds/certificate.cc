@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "solvers/bounds/bottleneck_mip.h"
+#include "solvers/bounds/cpu_block_bound.h"
 #include "solvers/bounds/simple_bound.h"
 
 namespace placer {
@@ -60,14 +61,26 @@ Certificate certify(const Problem& solved_problem, const Problem& original_probl
     if (reduced) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
   }
-  // Not proven optimal: the exact DP where it finishes in half the share, then the bottleneck
-  // program, in the solver's space, on the reduced problem, with the rest.
+  // Not proven optimal: the exact DP where it finishes in half the share, then (with CPU cores) the
+  // CPU blocks' bound and the bottleneck program, in the solver's space, on the reduced problem, with
+  // the rest.
   const bool max_load = !latency && !solved.objective.gpipe;
   double program_seconds = bound_seconds;
   if (max_load && solver.contiguous && contiguous_optimum && c.lower < c.upper && !budget.interrupted()) {
     const auto started = std::chrono::steady_clock::now();
     if (const std::optional<double> optimum = contiguous_optimum(Budget(bound_seconds / 2, budget.stopFlag())))
       raise(c.lower, c.method, *optimum, "dp");
+    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  // With CPU cores, a contiguous split gives each one convex block (cpu_block_bound.h): three quarters
+  // of what is left (its program's root relaxation takes a good part of a second on a model of a
+  // thousand operators), before the bottleneck program.
+  if (max_load && solver.contiguous && solved.devices.cpus > 0 && c.lower < c.upper && program_seconds > 0 &&
+      !budget.interrupted()) {
+    const auto started = std::chrono::steady_clock::now();
+    auto blocks =
+        contiguousCpuBlockBound(solved, c.upper, Budget(0.75 * program_seconds, budget.stopFlag()), backend);
+    if (blocks && *blocks) raise(c.lower, c.method, (*blocks)->value, "cpu-block");
     program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   if (max_load && reduced && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {

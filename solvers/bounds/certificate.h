@@ -19,10 +19,12 @@ namespace placer {
 // bound that fails (a node no device can hold, which the solver would have refused already) proves
 // nothing and is left out.
 // Time: the simple bounds get `bound_seconds` (within what is left of `budget`), at least
-// kMinBoundSeconds: their relaxations take milliseconds, their packing program a tenth. When the answer is not proven optimal and the objective is max-load,
-// the bottleneck program (bottleneck_mip.h) also runs, for `bound_seconds`: the partition pass gives
-// it kBoundShare of the time limit, kept from the solver (or, without a time limit, kBoundShare of
-// the time the solve took, at least kMinBoundSeconds).
+// kMinBoundSeconds: their relaxations take milliseconds, their packing program a tenth. When the
+// answer is not proven optimal and the objective is max-load, the bottleneck program
+// (bottleneck_mip.h) also runs, for `bound_seconds`, and before it, for a contiguous answer on a
+// machine with CPU cores, the CPU blocks' bound (cpu_block_bound.h, "cpu-block") within half of
+// that. The partition pass gives them kBoundShare of the time limit, kept from the solver (or,
+// without a time limit, kBoundShare of the time the solve took, at least kMinBoundSeconds).
 inline constexpr double kMinBoundSeconds = 0.5;
 inline constexpr double kBoundShare = 0.1;
 // The bounds' programs run on `backend`.

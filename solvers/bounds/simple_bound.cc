@@ -304,12 +304,40 @@ double packingBound(const Problem& problem, const std::vector<Unit>& units, doub
   return std::max(0.0, proven * unit_time * (1 - kPackingSafety));
 }
 
+// The work relaxation: the least T at which a fractional split of every unit between accelerators
+// and CPUs has the accelerators' work <= k T, the CPUs' <= l T, and the accelerators' memory
+// (each shared weight once) <= k M; the accelerator work the CPUs take over at most `per_cpu` a core
+// (kInfinity: no such limit). `total` is the time unit (the cheapest total work), `floor` a value
+// T is known to reach. nullopt when the budget ran out first.
+Expected<std::optional<double>> workRelaxation(const Problem& problem, const std::vector<Unit>& units,
+                                               double total, double floor, double per_cpu,
+                                               const Budget& budget, mip::Backend backend) {
+  const DeviceSet& d = problem.devices;
+  mip::Model m;
+  const mip::Var t = m.addContinuous(floor / total, mip::kUnbounded, "T");
+  std::vector<mip::Var> a;
+  mip::LinExpr acc_work, cpu_work, taken_over;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
+    a.push_back(fractionVar(m, unit, u));
+    if (unit.on_accelerator) acc_work.add(a.back(), unit.acc_time / total);
+    if (unit.on_cpu) cpu_work += (unit.cpu_time / total) * (1.0 - mip::LinExpr(a.back()));
+    if (unit.on_accelerator && unit.on_cpu)
+      taken_over += (unit.acc_time / total) * (1.0 - mip::LinExpr(a.back()));
+  }
+  if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
+  if (d.cpus > 0) m.addLe(cpu_work, static_cast<double>(d.cpus) * t, "cpu_work");
+  if (d.cpus > 0 && std::isfinite(per_cpu)) m.addLe(taken_over, d.cpus * per_cpu / total, "taken_over");
+  addMemoryRow(m, problem, units, a);
+  m.minimize(t);
+  return solveRelaxation(m, total, budget, backend);
+}
+
 }  // namespace
 
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget, mip::Backend backend) {
   auto units = unitsOf(problem);
   if (!units) return units.status();
-  const DeviceSet& d = problem.devices;
   SimpleBound out;
   double total = 0;  // the cheapest total work: the time unit of the relaxation
   for (const Unit& unit : *units) {
@@ -322,21 +350,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
     }
   }
   if (!(total > 0)) return out;
-  mip::Model m;
-  const mip::Var t = m.addContinuous(out.value / total, mip::kUnbounded, "T");
-  std::vector<mip::Var> a;
-  mip::LinExpr acc_work, cpu_work;
-  for (std::size_t u = 0; u < units->size(); ++u) {
-    const Unit& unit = (*units)[u];
-    a.push_back(fractionVar(m, unit, u));
-    if (unit.on_accelerator) acc_work.add(a.back(), unit.acc_time / total);
-    if (unit.on_cpu) cpu_work += (unit.cpu_time / total) * (1.0 - mip::LinExpr(a.back()));
-  }
-  if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
-  if (d.cpus > 0) m.addLe(cpu_work, static_cast<double>(d.cpus) * t, "cpu_work");
-  addMemoryRow(m, problem, *units, a);
-  m.minimize(t);
-  auto relaxed = solveRelaxation(m, total, budget, backend);
+  auto relaxed = workRelaxation(problem, *units, total, out.value, kInfinity, budget, backend);
   if (!relaxed) return relaxed.status();
   out.cut_short = !*relaxed;
   if (*relaxed && **relaxed > out.value) {
@@ -447,6 +461,17 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
 Expected<SimpleBound> simpleBound(const Problem& problem, const Budget& budget, mip::Backend backend) {
   return problem.objective.goal == Goal::Latency ? latencySimpleBound(problem, budget, backend)
                                                  : throughputSimpleBound(problem, budget, backend);
+}
+
+Expected<std::optional<double>> workBound(const Problem& problem, double per_cpu, const Budget& budget,
+                                          mip::Backend backend) {
+  auto units = unitsOf(problem);
+  if (!units) return units.status();
+  double total = 0;
+  for (const Unit& unit : *units)
+    total += std::min(unit.on_accelerator ? unit.acc_time : kInfinity, unit.on_cpu ? unit.cpu_time : kInfinity);
+  if (!(total > 0)) return std::optional<double>(0.0);
+  return workRelaxation(problem, *units, total, 0, per_cpu, budget, backend);
 }
 
 }  // namespace placer

@@ -49,7 +49,8 @@ struct SimpleBound {
 //     (solvers/bounds/path_runs_bound.h); not for the GPipe objective.
 // All but the last bound every device's computation alone (`compute`).
 // Fails (Infeasible) when no kind of device can run some node.
-Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
+Expected<SimpleBound> throughputSimpleBound(const Problem& problem,
+                                            const Budget& budget = Budget::unlimited(),
                                             mip::Backend backend = mip::kDefaultBackend);
 
 // Single-sample latency (core/latency.h: CPU nodes never wait for a core): the larger of
@@ -60,6 +61,13 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
 //     accelerator runs a path must be cut into, with the memory that forces the cuts.
 Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                          mip::Backend backend = mip::kDefaultBackend);
+
+// The work relaxation alone (the first part of the throughput bound), with the accelerator work the
+// CPU cores take over at most `per_cpu` a core (kInfinity: the relaxation as above; a finite limit
+// holds for contiguous splits only, solvers/bounds/cpu_block_bound.h). nullopt when the budget ran
+// out first.
+Expected<std::optional<double>> workBound(const Problem& problem, double per_cpu, const Budget& budget,
+                                          mip::Backend backend = mip::kDefaultBackend);
 
 // The one for the problem's objective.
 //
