@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 #include "passes/pass_manager.h"
 #include "solvers/bounds/bottleneck_mip.h"
+#include "solvers/bounds/cpu_block_bound.h"
 #include "solvers/bounds/simple_bound.h"
 
 namespace placer {
@@ -62,6 +65,46 @@ MethodBound exactBound(const Problem& problem, BoundSpace space, const SolveOpti
   return out;
 }
 
+// The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split, whose max-load is the
+// B it needs, on DPL's reduced problem (its reductions keep the contiguous optimum).
+MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share) {
+  MethodBound out;
+  out.method = "cpu-block";
+  if (problem.devices.cpus == 0 || problem.devices.accelerators == 0) {
+    out.outcome = "skipped: the machine has no CPU core or no accelerator";
+    return out;
+  }
+  PassOptions options;
+  options.solver = settings;
+  options.solver.budget = share;
+  options.solver.time_limit = share.remaining();
+  auto dpl = runPipeline(problem, defaultPipeline("dpl", Goal::Throughput, /*certify=*/false), options);
+  if (!dpl) {
+    const StatusCode code = dpl.status().code();
+    const bool stopped = code == StatusCode::Interrupted || code == StatusCode::TimeLimit;
+    out.outcome = stopped ? "cut short" : "failed: " + dpl.status().message();
+    return out;
+  }
+  const Problem relaxed = dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : dpl->problem;
+  auto bound = contiguousCpuBlockBound(relaxed, dpl->solve.value, share, settings.mip_backend);
+  if (!bound) {
+    out.outcome = "failed: " + bound.status().message();
+  } else if (!*bound) {
+    const auto [first, last] = boost::vertices(relaxed.graph);
+    const bool training = std::any_of(first, last, [&](Vertex v) { return relaxed.graph[v].backward; });
+    out.outcome =
+        training ? "skipped: a training graph (its contiguity is the forward graph's)" : "cut short";
+  } else {
+    out.value = (*bound)->value;
+    std::ostringstream detail;
+    detail << std::setprecision(6) << ((*bound)->per_cpu.cut_short ? "cut short: " : "proven: ")
+           << "a core takes over at most " << (*bound)->per_cpu.acc << " of accelerator work within DPL's "
+           << dpl->solve.value;
+    out.outcome = detail.str();
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* toString(BoundSpace space) {
@@ -72,6 +115,7 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   std::vector<std::string> out = {"simple"};
   const bool throughput = objective.goal == Goal::Throughput;
   if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("dp");
+  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("cpu-block");
   if (throughput && !objective.gpipe) out.push_back("bottleneck");
   if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("guess");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
@@ -124,7 +168,9 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
   // refused quickly), so a slow bottleneck program does not starve the exact one.
   auto programsFrom = [&](std::size_t i) {
     return std::count_if(ordered.begin() + static_cast<std::ptrdiff_t>(i), ordered.end(),
-                         [](const std::string& m) { return m == "bottleneck" || m == "guess" || m == "exact"; });
+                         [](const std::string& m) {
+                           return m == "cpu-block" || m == "bottleneck" || m == "guess" || m == "exact";
+                         });
   };
   for (std::size_t index = 0; index < ordered.size(); ++index) {
     const std::string& method = ordered[index];
@@ -141,6 +187,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
       if (Status s = simpleOnce(); !s) return s;
       bound.value = simple->value;
       bound.outcome = (simple->cut_short ? "cut short: " : "proven: ") + simple->reason;
+    } else if (method == "cpu-block") {
+      bound = cpuBlockBound(problem, timed, share);
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =

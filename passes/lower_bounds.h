@@ -26,7 +26,8 @@ namespace placer {
 enum class BoundSpace { Contiguous, Any };
 const char* toString(BoundSpace space);
 
-// "simple", "dp", "bottleneck", "guess", "exact"; "all" expands to the ones the space and objective have.
+// "simple", "dp", "cpu-block", "bottleneck", "guess", "exact"; "all" expands to the ones the space
+// and objective have.
 std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective);
 
 struct MethodBound {

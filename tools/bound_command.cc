@@ -24,8 +24,8 @@ Spaces (never mixed up in a report):
   any          every placement, contiguous or not (what ip-noncontig searches); a bound here also
                bounds the contiguous optimum, not the other way round
 
-Methods (run cheapest first; the dp takes what it needs of the time limit, the programs bottleneck,
-guess and exact share what is left equally):
+Methods (run cheapest first; the dp takes what it needs of the time limit, the programs cpu-block,
+bottleneck, guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation), each
                node's cheapest time, how many whole nodes a device can compute within the bound
                and the relaxation with the large nodes kept whole (a small program, a tenth of
@@ -34,6 +34,9 @@ guess and exact share what is left equally):
                outcome names the part that gave the value (work, node, pigeonhole, packing, path,
                transfers)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
+  cpu-block    a CPU core holds one convex block: the work relaxation with each core taking over
+               no more accelerator work than a block within DPL's max-load can (a program over
+               two ideals; contiguous max-load, machines with CPU cores, inference graphs)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices
                (max-load; the best proven value when the time limit stops it)
@@ -45,12 +48,13 @@ guess and exact share what is left equally):
   all          every method that applies (the default)
 
 Options:
-  --method NAME           simple, dp, bottleneck, guess, exact or all (repeatable)
+  --method NAME           simple, dp, cpu-block, bottleneck, guess, exact or all (repeatable)
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)
   --objective throughput|latency, --gpipe, --threads N, --max-ideals N
-  --mip-solver glpk|cbc   what solves the methods' linear and integer programs (simple, bottleneck,
-                          guess, exact): GLPK (default) or COIN-OR CBC, when this build has it
+  --mip-solver glpk|cbc   what solves the methods' linear and integer programs (simple, cpu-block,
+                          bottleneck, guess, exact): GLPK (default) or COIN-OR CBC, when this build
+                          has it
   --accelerators K, --cpus L, --memory BYTES, --overlap none|max|duplex, --shared-weights MODE
                           as for partition
   --devices FILE|PRESET, --dim NAME=VALUE, --phase prompt|token, --cost-profile FILE, --cost-plugin LIB.so

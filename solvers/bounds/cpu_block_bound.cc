@@ -27,8 +27,8 @@ bool applies(const Problem& problem) {
 
 }  // namespace
 
-std::optional<double> cpuBlockLimit(const Problem& problem, double bound, const Budget& budget,
-                                    mip::Backend backend) {
+std::optional<CpuBlockLimit> cpuBlockLimit(const Problem& problem, double bound, const Budget& budget,
+                                           mip::Backend backend) {
   if (!applies(problem) || !std::isfinite(bound)) return std::nullopt;
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
@@ -82,7 +82,8 @@ std::optional<double> cpuBlockLimit(const Problem& problem, double bound, const 
     proven = r.bound;
   }
   if (!std::isfinite(proven)) return std::nullopt;
-  return std::max(0.0, -proven) * unit * (1 + kProgramSafety) + kProgramSafety * unit;
+  return CpuBlockLimit{std::max(0.0, -proven) * unit * (1 + kProgramSafety) + kProgramSafety * unit,
+                       r.status != mip::Status::Optimal};
 }
 
 Expected<std::optional<CpuBlockBound>> contiguousCpuBlockBound(const Problem& problem, double upper,
@@ -90,10 +91,10 @@ Expected<std::optional<CpuBlockBound>> contiguousCpuBlockBound(const Problem& pr
   // The block program first (nn.Transformer's 775 operators: its root relaxation in 0.23 s, the
   // optimum in 0.6 s); the work relaxation takes milliseconds.
   const double remaining = budget.remaining();
-  const std::optional<double> limit = cpuBlockLimit(
+  const std::optional<CpuBlockLimit> limit = cpuBlockLimit(
       problem, upper, std::isfinite(remaining) ? budget.within(0.9 * remaining) : budget, backend);
   if (!limit) return std::optional<CpuBlockBound>();
-  auto relaxed = workBound(problem, *limit, budget, backend);
+  auto relaxed = workBound(problem, limit->acc, budget, backend);
   if (!relaxed) return relaxed.status();
   if (!*relaxed) return std::optional<CpuBlockBound>();
   return std::optional<CpuBlockBound>(CpuBlockBound{std::min(**relaxed, upper), *limit});

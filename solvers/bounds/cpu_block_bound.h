@@ -29,15 +29,20 @@
 
 namespace placer {
 
-// At least G(`bound`), on `problem`'s accelerator times (kind 0's, or on a mixed machine its
-// relaxation's); nullopt when it does not apply (no CPU core or no accelerator, backward nodes) or
-// the program proved nothing within the budget (its root relaxation unfinished).
-std::optional<double> cpuBlockLimit(const Problem& problem, double bound, const Budget& budget,
-                                    mip::Backend backend = mip::kDefaultBackend);
+struct CpuBlockLimit {
+  double acc = 0;          // at least G(bound)
+  bool cut_short = false;  // the budget stopped the program: its proven bound, not G itself
+};
+
+// G(`bound`) on `problem`'s accelerator times (kind 0's, or on a mixed machine its relaxation's), or
+// what the program proved above it; nullopt when it does not apply (no CPU core or no accelerator,
+// backward nodes) or the program proved nothing within the budget (its root relaxation unfinished).
+std::optional<CpuBlockLimit> cpuBlockLimit(const Problem& problem, double bound, const Budget& budget,
+                                           mip::Backend backend = mip::kDefaultBackend);
 
 struct CpuBlockBound {
-  double value = 0;    // no contiguous split does better
-  double per_cpu = 0;  // the limit on G it used
+  double value = 0;  // no contiguous split does better
+  CpuBlockLimit per_cpu;
 };
 
 // The work relaxation with every CPU core taking over at most G(`upper`) (`upper`: the max-load of

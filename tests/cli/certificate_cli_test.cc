@@ -162,12 +162,12 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(c["boundMethod"], "dp");
   EXPECT_EQ(c["boundSpace"], "contiguous");
   EXPECT_FALSE(c["cutShort"].get<bool>());
-  ASSERT_EQ(c["methods"].size(), 5u);
+  ASSERT_EQ(c["methods"].size(), 6u);
   EXPECT_EQ(c["methods"][0]["method"], "simple");
   EXPECT_LT(c["methods"][0]["lowerBound"].get<double>(), kThroughputOptimum);
   EXPECT_GT(c["methods"][0]["lowerBound"].get<double>(), 0.8 * kThroughputOptimum);
-  const char* skipped[] = {"bottleneck", "guess", "exact"};
-  for (int i : {2, 3, 4}) {
+  const char* skipped[] = {"cpu-block", "bottleneck", "guess", "exact"};
+  for (int i : {2, 3, 4, 5}) {
     EXPECT_EQ(c["methods"][i]["method"], skipped[i - 2]);
     EXPECT_EQ(c["methods"][i]["outcome"], "skipped: an earlier method proved the optimum");
   }
@@ -179,6 +179,22 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(bj["boundMethod"], "bottleneck");
   EXPECT_GT(bj["lowerBound"].get<double>(), c["methods"][0]["lowerBound"].get<double>() * (1 + 1e-6));
   EXPECT_LE(bj["lowerBound"].get<double>(), kThroughputOptimum);
+
+  // One convex block per CPU core, against DPL's split: proven, at most the optimum; without a CPU
+  // core it is skipped, and says why.
+  RunResult blocks = run({"bound", workloadPath(kThroughput).string(), "--method", "cpu-block", "-q"});
+  ASSERT_EQ(blocks.exit_code, 0) << blocks.err;
+  json kj = json::parse(blocks.out);
+  ASSERT_EQ(kj["methods"].size(), 1u);
+  const std::string outcome = kj["methods"][0]["outcome"];
+  EXPECT_EQ(outcome.rfind("proven: a core takes over at most", 0), 0u) << kj.dump();
+  EXPECT_GT(kj["lowerBound"].get<double>(), 0);
+  EXPECT_LE(kj["lowerBound"].get<double>(), kThroughputOptimum * (1 + 1e-9));
+  RunResult no_cpu =
+      run({"bound", workloadPath(kThroughput).string(), "--method", "cpu-block", "--cpus", "0", "-q"});
+  ASSERT_EQ(no_cpu.exit_code, 0) << no_cpu.err;
+  EXPECT_EQ(json::parse(no_cpu.out)["methods"][0]["outcome"],
+            "skipped: the machine has no CPU core or no accelerator");
 
   // Guessing the bottleneck's position: every program solved, at least the simple bound, at most
   // the optimum.

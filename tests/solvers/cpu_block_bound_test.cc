@@ -75,12 +75,13 @@ TEST(CpuBlockBound, LimitIsTheMostABlockACoreCanHoldCarries) {
       cpu_total += p.graph[v].p_cpu;
     for (double share : {0.15, 0.4, 0.8}) {
       const double bound = share * cpu_total;
-      const std::optional<double> limit = cpuBlockLimit(p, bound, Budget::unlimited());
+      const std::optional<CpuBlockLimit> limit = cpuBlockLimit(p, bound, Budget::unlimited());
       ASSERT_TRUE(limit.has_value()) << "seed " << seed;
       const double brute = bruteForceLimit(p, bound);
       // Solved to optimality (no budget): G itself, raised by the tolerance only.
-      EXPECT_GE(*limit, brute) << "seed " << seed << ", bound " << bound;
-      EXPECT_LE(*limit, brute + 1e-6 * bound) << "seed " << seed << ", bound " << bound;
+      EXPECT_FALSE(limit->cut_short);
+      EXPECT_GE(limit->acc, brute) << "seed " << seed << ", bound " << bound;
+      EXPECT_LE(limit->acc, brute + 1e-6 * bound) << "seed " << seed << ", bound " << bound;
     }
   }
 }
@@ -122,9 +123,9 @@ TEST(CpuBlockBound, ACoreTakesOneLayerNotEverySmallOperator) {
   const Problem p = b.build();
   const SolveResult dp = solveThroughputDp(p, DpOptions{});
   ASSERT_EQ(dp.status, SolveStatus::Optimal);
-  const std::optional<double> limit = cpuBlockLimit(p, dp.value, Budget::unlimited());
+  const std::optional<CpuBlockLimit> limit = cpuBlockLimit(p, dp.value, Budget::unlimited());
   ASSERT_TRUE(limit.has_value());
-  EXPECT_NEAR(*limit, 2.0, 1e-4);  // one layer's two small operators
+  EXPECT_NEAR(limit->acc, 2.0, 1e-4);  // one layer's two small operators
   auto bound = contiguousCpuBlockBound(p, dp.value, Budget::unlimited());
   ASSERT_TRUE(bound.hasValue() && bound->has_value());
   auto simple = throughputSimpleBound(p);
