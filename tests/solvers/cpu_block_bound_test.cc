@@ -109,18 +109,7 @@ TEST(CpuBlockBound, NeverAboveTheContiguousOptimum) {
 // 24 layers, each a heavy operator (1000 on a CPU) and two small ones (better on a CPU): the knapsack
 // lets a core take all 48 small ones, a block only one layer's two.
 TEST(CpuBlockBound, ACoreTakesOneLayerNotEverySmallOperator) {
-  GraphBuilder b(DeviceSet{4, 1e18, 1});
-  int last = -1;
-  for (int layer = 0; layer < 24; ++layer) {
-    const int heavy = b.node(10, 1000);
-    if (last >= 0) b.edge(last, heavy, 0.5, 0.2);
-    const int left = b.node(1, 0.5);
-    const int right = b.node(1, 0.5);
-    b.edge(heavy, left, 0.5, 0.2).edge(heavy, right, 0.5, 0.2);
-    last = b.node(0, 0);
-    b.edge(left, last, 0.5, 0.2).edge(right, last, 0.5, 0.2);
-  }
-  const Problem p = b.build();
+  const Problem p = heavyAndSmallLayers(DeviceSet{4, 1e18, 1});
   const SolveResult dp = solveThroughputDp(p, DpOptions{});
   ASSERT_EQ(dp.status, SolveStatus::Optimal);
   const std::optional<CpuBlockLimit> limit = cpuBlockLimit(p, dp.value, Budget::unlimited());

@@ -2,7 +2,8 @@
 // forward DAG (costs, memory, unsupported nodes, CPU boundary costs, shared weights, an overlap mode)
 // and, for training, a backward partner per forward node in its colocation class, with backward
 // edges mirroring the forward ones and activations kept for the backward pass (u -> w' for u -> w).
-// Also Kahn's algorithm with random priorities over the forward vertices.
+// Also Kahn's algorithm with random priorities over the forward vertices, and a chain of layers whose
+// small operators a CPU core runs better than an accelerator.
 #pragma once
 
 #include <algorithm>
@@ -88,6 +89,25 @@ inline std::vector<Vertex> randomForwardOrder(const Problem& p, std::mt19937& rn
     }
   }
   return order;
+}
+
+// 24 layers, each a heavy operator (10 on an accelerator, 1000 on a CPU core) feeding two small ones
+// (1 and 0.5: better on a CPU) that join in a node of no cost; transfers 0.5 (0.2 at a CPU's
+// boundary). Accelerator work 288, of which the small operators are 48. The knapsack of the work
+// relaxation lets a CPU core take them all; one convex block holds only one layer's two.
+inline Problem heavyAndSmallLayers(DeviceSet devices) {
+  GraphBuilder b(devices);
+  int last = -1;
+  for (int layer = 0; layer < 24; ++layer) {
+    const int heavy = b.node(10, 1000);
+    if (last >= 0) b.edge(last, heavy, 0.5, 0.2);
+    const int left = b.node(1, 0.5);
+    const int right = b.node(1, 0.5);
+    b.edge(heavy, left, 0.5, 0.2).edge(heavy, right, 0.5, 0.2);
+    last = b.node(0, 0);  // where the two join
+    b.edge(left, last, 0.5, 0.2).edge(right, last, 0.5, 0.2);
+  }
+  return b.build();
 }
 
 }  // namespace placer::testing

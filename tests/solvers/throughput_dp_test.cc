@@ -8,7 +8,6 @@
 
 #include "core/evaluate.h"
 #include "solvers/dp/throughput_dp.h"
-#include "tests/graph_builder.h"
 #include "tests/solvers/random_contracted.h"
 #include "tests/test_util.h"
 
@@ -79,19 +78,25 @@ INSTANTIATE_TEST_SUITE_P(
         // Only two decimals of this optimum are published.
         Published{"throughput-inputs/LayerGraphs/inceptionv3_training.json", 122.76, 1e-4, 36596}));
 
+// The workload after the DP's reductions: the problem solveThroughputDp takes.
+Problem contractedWorkload(const char* workload) {
+  Problem problem = loadWorkload(workload);
+  PassOptions ctx;
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager manager;
+  EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
+  EXPECT_TRUE(manager.run(problem, ctx).isOk());
+  return problem;
+}
+
 // Pruning by the DPL bound must not change the optimum: without any bound the DP finds the same value.
 TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
   for (const char* workload : {"throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
                                "throughput-inputs/LayerGraphs/resnet50_training.json"}) {
-    PassOptions ctx;
     auto contracted = runPipeline(loadWorkload(workload), pipelineFor("dp"));
     ASSERT_TRUE(contracted.hasValue());
-    Problem problem = loadWorkload(workload);
-    PassRegistry registry;
-    registerBuiltinPasses(registry);
-    PassManager manager;
-    ASSERT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
-    ASSERT_TRUE(manager.run(problem, ctx).isOk());
+    const Problem problem = contractedWorkload(workload);
     DpOptions unbounded;
     SolveResult plain = solveThroughputDp(problem, unbounded);
     ASSERT_EQ(plain.status, SolveStatus::Optimal);
@@ -163,23 +168,9 @@ TEST(ThroughputDp, ABoundBelowTheOptimumIsInfeasibleNotAWorseOptimum) {
 // stay live by little: the DP at the optimum walks barely more pairs than on the accelerators alone,
 // and finds the unpruned optimum bit for bit.
 TEST(ThroughputDp, ACpuCoreTakesOneBlockNotTheBestUnitsOfTheGraph) {
-  auto layers = [](int cpus) {
-    GraphBuilder b(DeviceSet{4, 1e18, cpus});
-    int last = -1;
-    for (int layer = 0; layer < 24; ++layer) {
-      const int heavy = b.node(10, 1000);
-      if (last >= 0) b.edge(last, heavy, 0.5, 0.2);
-      const int left = b.node(1, 0.5);
-      const int right = b.node(1, 0.5);
-      b.edge(heavy, left, 0.5, 0.2).edge(heavy, right, 0.5, 0.2);
-      last = b.node(0, 0);  // where the two join
-      b.edge(left, last, 0.5, 0.2).edge(right, last, 0.5, 0.2);
-    }
-    return b.build();
-  };
   std::int64_t pairs[2] = {0, 0};
   for (int cpus : {0, 1}) {
-    const Problem p = layers(cpus);
+    const Problem p = heavyAndSmallLayers(DeviceSet{4, 1e18, cpus});
     const SolveResult plain = solveThroughputDp(p, DpOptions{});
     ASSERT_EQ(plain.status, SolveStatus::Optimal) << plain.message;
     DpOptions at_optimum;
@@ -196,13 +187,7 @@ TEST(ThroughputDp, ACpuCoreTakesOneBlockNotTheBestUnitsOfTheGraph) {
 // auto's checkpoint for a lattice too slow to generate: past lattice_seconds the DP stops, and says
 // where, instead of counting on to the deadline.
 TEST(ThroughputDp, StopsAtItsCheckpointWhileGeneratingIdeals) {
-  Problem problem = loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json");
-  PassOptions ctx;
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
-  PassManager manager;
-  ASSERT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
-  ASSERT_TRUE(manager.run(problem, ctx).isOk());
+  const Problem problem = contractedWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json");
   DpOptions options;
   options.lattice_seconds = 0;
   const SolveResult stopped = solveThroughputDp(problem, options);
