@@ -70,8 +70,8 @@ MethodBound exactBound(const Problem& problem, BoundSpace space, const SolveOpti
 MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share) {
   MethodBound out;
   out.method = "cpu-block";
-  if (problem.devices.cpus == 0 || problem.devices.accelerators == 0) {
-    out.outcome = "skipped: the machine has no CPU core or no accelerator";
+  if (const std::optional<std::string> why = cpuBlockBoundDoesNotApply(problem)) {
+    out.outcome = "skipped: " + *why;
     return out;
   }
   PassOptions options;
@@ -90,10 +90,7 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
   if (!bound) {
     out.outcome = "failed: " + bound.status().message();
   } else if (!*bound) {
-    const auto [first, last] = boost::vertices(relaxed.graph);
-    const bool training = std::any_of(first, last, [&](Vertex v) { return relaxed.graph[v].backward; });
-    out.outcome =
-        training ? "skipped: a training graph (its contiguity is the forward graph's)" : "cut short";
+    out.outcome = "cut short";  // the block program proved nothing in time
   } else {
     out.value = (*bound)->value;
     std::ostringstream detail;

@@ -15,21 +15,21 @@ namespace {
 // How far the program's values may be off (its tolerances): G is raised by this much.
 constexpr double kProgramSafety = 1e-7;
 
-bool applies(const Problem& problem) {
+}  // namespace
+
+std::optional<std::string> cpuBlockBoundDoesNotApply(const Problem& problem) {
   const DeviceSet& d = problem.devices;
-  if (d.cpus == 0 || d.accelerators == 0) return false;
+  if (d.cpus == 0 || d.accelerators == 0) return "the machine has no CPU core or no accelerator";
   const OpGraph& g = problem.graph;
   for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
-    if (g[v].backward) return false;
+    if (g[v].backward) return "a training graph (its contiguity is the forward graph's)";
   }
-  return true;
+  return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<CpuBlockLimit> cpuBlockLimit(const Problem& problem, double bound, const Budget& budget,
                                            mip::Backend backend) {
-  if (!applies(problem) || !std::isfinite(bound)) return std::nullopt;
+  if (cpuBlockBoundDoesNotApply(problem) || !std::isfinite(bound)) return std::nullopt;
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   // Times in units of the bound, so that the program's numbers are near 1.

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "core/budget.h"
 #include "core/problem.h"
@@ -28,6 +29,10 @@
 #include "solvers/mip.h"
 
 namespace placer {
+
+// Why the bound does not apply to `problem` (no CPU core or no accelerator, backward nodes), or
+// nullopt when it does.
+std::optional<std::string> cpuBlockBoundDoesNotApply(const Problem& problem);
 
 struct CpuBlockLimit {
   double acc = 0;          // at least G(bound)

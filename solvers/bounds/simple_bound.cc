@@ -28,6 +28,19 @@ struct Unit {
   bool on_accelerator = false, on_cpu = false;  // which kinds of device can hold the unit
 };
 
+// The unit's time on the cheapest kind of device that can hold it.
+double cheapestTime(const Unit& u) {
+  return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
+}
+
+// The cheapest total work of the units: the time unit of the relaxations.
+double cheapestTotal(const std::vector<Unit>& units) {
+  double total = 0;
+  for (const Unit& unit : units)
+    total += cheapestTime(unit);
+  return total;
+}
+
 // Per node, whether an accelerator and whether a CPU core may hold it: its unit's kinds (what the
 // path bounds take).
 struct DeviceKinds {
@@ -142,14 +155,13 @@ constexpr std::size_t kMaxPigeonhole = 512;
 
 double pigeonholeBound(const Problem& problem, const std::vector<Unit>& units) {
   const DeviceSet& d = problem.devices;
-  auto cheapest = [](const Unit& u) {
-    return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
-  };
   std::vector<std::size_t> order(units.size());
   for (std::size_t u = 0; u < units.size(); ++u)
     order[u] = u;
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return cheapest(units[a]) > cheapest(units[b]); });
+                   [&](std::size_t a, std::size_t b) {
+                     return cheapestTime(units[a]) > cheapestTime(units[b]);
+                   });
   if (order.size() > kMaxPigeonhole) order.resize(kMaxPigeonhole);
   double best = 0;
   std::vector<double> acc, cpu, candidates;
@@ -209,15 +221,14 @@ constexpr double kPackingSafety = 1e-7;  // a MIP's optimum is exact only up to 
 double packingBound(const Problem& problem, const std::vector<Unit>& units, double floor, const Budget& budget,
                     mip::Backend backend) {
   const DeviceSet& d = problem.devices;
-  auto cheapest = [](const Unit& u) {
-    return std::min(u.on_accelerator ? u.acc_time : kInfinity, u.on_cpu ? u.cpu_time : kInfinity);
-  };
   std::vector<std::size_t> large;
   for (std::size_t u = 0; u < units.size(); ++u) {
-    if (cheapest(units[u]) >= kLargeShare * floor && cheapest(units[u]) > 0) large.push_back(u);
+    if (cheapestTime(units[u]) >= kLargeShare * floor && cheapestTime(units[u]) > 0) large.push_back(u);
   }
   std::stable_sort(large.begin(), large.end(),
-                   [&](std::size_t a, std::size_t b) { return cheapest(units[a]) > cheapest(units[b]); });
+                   [&](std::size_t a, std::size_t b) {
+                     return cheapestTime(units[a]) > cheapestTime(units[b]);
+                   });
   if (large.size() > kMaxLarge) large.resize(kMaxLarge);
   // With no more large units than devices, each can have a device of its own: nothing to gain over
   // the per-unit part.
@@ -341,8 +352,7 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
   SimpleBound out;
   double total = 0;  // the cheapest total work: the time unit of the relaxation
   for (const Unit& unit : *units) {
-    const double cheapest = std::min(unit.on_accelerator ? unit.acc_time : kInfinity,
-                                     unit.on_cpu ? unit.cpu_time : kInfinity);
+    const double cheapest = cheapestTime(unit);
     total += cheapest;
     if (cheapest > out.value) {
       out.value = cheapest;
@@ -389,9 +399,7 @@ Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& b
   if (!units) return units.status();
   const OpGraph& g = problem.graph;
   const DeviceSet& d = problem.devices;
-  double total = 0;
-  for (const Unit& unit : *units)
-    total += std::min(unit.on_accelerator ? unit.acc_time : kInfinity, unit.on_cpu ? unit.cpu_time : kInfinity);
+  const double total = cheapestTotal(*units);
   SimpleBound out;
   out.reason = "path";
   if (!(total > 0)) return out;
@@ -467,9 +475,7 @@ Expected<std::optional<double>> workBound(const Problem& problem, double per_cpu
                                           mip::Backend backend) {
   auto units = unitsOf(problem);
   if (!units) return units.status();
-  double total = 0;
-  for (const Unit& unit : *units)
-    total += std::min(unit.on_accelerator ? unit.acc_time : kInfinity, unit.on_cpu ? unit.cpu_time : kInfinity);
+  const double total = cheapestTotal(*units);
   if (!(total > 0)) return std::optional<double>(0.0);
   return workRelaxation(problem, *units, total, 0, per_cpu, budget, backend);
 }

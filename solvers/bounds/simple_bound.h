@@ -49,8 +49,7 @@ struct SimpleBound {
 //     (solvers/bounds/path_runs_bound.h); not for the GPipe objective.
 // All but the last bound every device's computation alone (`compute`).
 // Fails (Infeasible) when no kind of device can run some node.
-Expected<SimpleBound> throughputSimpleBound(const Problem& problem,
-                                            const Budget& budget = Budget::unlimited(),
+Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                             mip::Backend backend = mip::kDefaultBackend);
 
 // Single-sample latency (core/latency.h: CPU nodes never wait for a core): the larger of

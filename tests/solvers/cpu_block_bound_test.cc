@@ -130,11 +130,14 @@ TEST(CpuBlockBound, LeavesWhatItDoesNotBoundAlone) {
   const int x = b.node(1, 2), y = b.node(1, 2);
   b.edge(x, y, 0.1);
   EXPECT_FALSE(cpuBlockLimit(b.build(), 5, Budget::unlimited()).has_value());  // no CPU core
+  EXPECT_EQ(cpuBlockBoundDoesNotApply(b.build()), "the machine has no CPU core or no accelerator");
 
   GraphBuilder t(DeviceSet{2, 1e18, 1});
   const int f = t.node(1, 2), g = t.node(1, 2);
   t.edge(f, g, 0.1).backward(g);
   EXPECT_FALSE(cpuBlockLimit(t.build(), 5, Budget::unlimited()).has_value());  // training graph
+  EXPECT_EQ(cpuBlockBoundDoesNotApply(t.build()), "a training graph (its contiguity is the forward graph's)");
+  EXPECT_FALSE(cpuBlockBoundDoesNotApply(heavyAndSmallLayers(DeviceSet{4, 1e18, 1})).has_value());
 }
 
 }  // namespace cpu_block_bound_test
