@@ -233,7 +233,7 @@ void refineThroughputLevel(const Problem& problem, std::vector<int>& device_of, 
 }
 
 bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& units,
-               std::vector<int>& device_of, std::mt19937_64& rng, bool contiguous) {
+               std::vector<int>& device_of, std::mt19937_64& rng, bool contiguous, int max_units) {
   const OpGraph& g = problem.graph;
   const bool gpipe = problem.objective.gpipe;
   SplitLoads loads(problem, device_of);
@@ -256,7 +256,7 @@ bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& u
   }
   if (on_device.empty()) return false;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    const std::size_t size = 1 + rng() % 8;
+    const std::size_t size = 1 + rng() % static_cast<unsigned>(std::max(1, max_units));
     const int to = static_cast<int>(rng() % static_cast<unsigned>(loads.devices()));
     if (to == from) continue;
     std::vector<std::size_t> group{on_device[rng() % on_device.size()]};

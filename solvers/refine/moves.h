@@ -21,11 +21,11 @@ void refineThroughputLevel(const Problem& problem, std::vector<int>& device_of, 
                            RefineStats& stats);
 
 // A random kick for the iterated search (refine.h): a unit of a device at the maximum and up to
-// `size` - 1 units around it on that device (breadth first), all moved to one random device that can
-// run them, within memory and, when `contiguous`, keeping the pipeline acyclic. False when a few tries
-// find no such move; device_of is then unchanged.
+// `size` - 1 units around it on that device (breadth first; `size` uniform in [1, max_units]), all
+// moved to one random device that can run them, within memory and, when `contiguous`, keeping the
+// pipeline acyclic. False when a few tries find no such move; device_of is then unchanged.
 bool kickSplit(const Problem& problem, const std::vector<std::vector<Vertex>>& units, std::vector<int>& device_of,
-               std::mt19937_64& rng, bool contiguous);
+               std::mt19937_64& rng, bool contiguous, int max_units);
 
 void refineLatencyLevel(const Problem& problem, std::vector<int>& device_of, const RefineOptions& options,
                         RefineStats& stats);

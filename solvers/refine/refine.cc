@@ -87,10 +87,11 @@ void iterate(const Problem& problem, std::vector<int>& split, const RefineOption
   const std::vector<std::vector<Vertex>> units = moveUnits(problem);
   std::mt19937_64 rng(options.seed);
   double best = refineObjective(problem, split);
+  const int kick_units = options.kick_units > 0 ? options.kick_units : options.contiguous ? 8 : 32;
   for (int fruitless = 0; fruitless < options.kicks && !options.budget.exhausted(); ++fruitless) {
     std::vector<int> trial = split;
     ++stats.kicks;
-    if (!kickSplit(problem, units, trial, rng, options.contiguous)) continue;
+    if (!kickSplit(problem, units, trial, rng, options.contiguous, kick_units)) continue;
     refineLevel(problem, trial, options, stats);
     const double value = refineObjective(problem, trial);
     if (value > best) continue;
