@@ -304,53 +304,19 @@ PartLoads addLoadTerms(mip::Model& m, const Problem& problem, const Layout& layo
   return loads;
 }
 
-SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
-                      std::chrono::steady_clock::time_point started) {
+// Each part's max-load (the max-load, or GPipe's FW and BW): a variable at least every device's
+// load of that part, combined per the overlap mode, floored by the combinatorial bounds; their sum
+// is minimised. Returns the bound the floors prove before the program runs.
+double addMaxLoadObjective(mip::Model& m, const Problem& problem, const Layout& layout, const VarGrid& x,
+                           const PartLoads& loads, const MaxLoadIpOptions& options) {
   const OpGraph& g = problem.graph;
   const DeviceSet& devices = problem.devices;
-  const int n = static_cast<int>(boost::num_vertices(g));
-  SolveResult result;
-  auto finish = [&](SolveStatus status, std::string message) {
-    result.status = status;
-    result.message = std::move(message);
-    result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return result;
-  };
-  if (devices.count() == 0) return finish(SolveStatus::Infeasible, "there are no devices");
-
-  const Layout layout = options.contiguous ? stageLayout(devices) : deviceLayout(devices);
   const int columns = layout.columns();
-  mip::Model m;
-  const std::vector<double> standalone = standaloneMemory(problem);
-  auto allowed = [&](Vertex v, int c) {
-    if (layout.accelerator(c))
-      return g[v].supportedOnAccelerator() && standalone[v] <= devices.kindMemory(layout.kind[c]);
-    return std::isfinite(g[v].p_cpu);
-  };
-  const VarGrid x = addAssignmentVariables(m, problem, allowed, columns);
-  for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
-    if (std::none_of(x[v].begin(), x[v].end(), [](Var var) { return var.index >= 0; })) {
-      const std::string why = g[v].supportedOnAccelerator() ? "needs more memory than an accelerator has"
-                                                            : "is unsupported on accelerators";
-      return finish(SolveStatus::Infeasible,
-                    describeNode(g, v) + " " + why +
-                        (devices.cpus > 0 ? ", and no CPU runs it" : ", and there are no CPUs"));
-    }
-  }
-  const std::vector<Vertex> order = nodeOrder(g);
-
-  std::vector<std::vector<Var>> stage_kind;
-  std::vector<Var> stage_used;  // stage layout with symmetry breaking: stage s holds a node
-  addPipelineRows(m, problem, layout, x, order, options.symmetry_breaking, stage_kind, stage_used);
-  addMemoryRows(m, problem, layout, x);
   const int parts = options.gpipe ? 2 : 1;
   auto partOf = [&](Vertex v) { return options.gpipe && g[v].backward ? 1 : 0; };
-  const PartLoads loads = addLoadTerms(m, problem, layout, x, options.gpipe);
   const auto& [compute, comm_in, comm_out] = loads;
-
-  // Objective, with the combinatorial lower bounds on each part's max-load as variable bounds.
   std::vector<double> part_floor(parts, 0.0), part_work(parts, 0.0);
-  for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+  for (Vertex v = 0; v < boost::num_vertices(g); ++v) {
     double cheapest = kInfinity;
     for (int c = 0; c < columns; ++c) {
       if (x[v][c].index >= 0)
@@ -398,6 +364,50 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
     }
   }
   m.minimize(objective);
+  return std::max(known_bound, simple);
+}
+
+SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
+                      std::chrono::steady_clock::time_point started) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const int n = static_cast<int>(boost::num_vertices(g));
+  SolveResult result;
+  auto finish = [&](SolveStatus status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  };
+  if (devices.count() == 0) return finish(SolveStatus::Infeasible, "there are no devices");
+
+  const Layout layout = options.contiguous ? stageLayout(devices) : deviceLayout(devices);
+  const int columns = layout.columns();
+  mip::Model m;
+  const std::vector<double> standalone = standaloneMemory(problem);
+  auto allowed = [&](Vertex v, int c) {
+    if (layout.accelerator(c))
+      return g[v].supportedOnAccelerator() && standalone[v] <= devices.kindMemory(layout.kind[c]);
+    return std::isfinite(g[v].p_cpu);
+  };
+  const VarGrid x = addAssignmentVariables(m, problem, allowed, columns);
+  for (Vertex v = 0; v < static_cast<Vertex>(n); ++v) {
+    if (std::none_of(x[v].begin(), x[v].end(), [](Var var) { return var.index >= 0; })) {
+      const std::string why = g[v].supportedOnAccelerator() ? "needs more memory than an accelerator has"
+                                                            : "is unsupported on accelerators";
+      return finish(SolveStatus::Infeasible,
+                    describeNode(g, v) + " " + why +
+                        (devices.cpus > 0 ? ", and no CPU runs it" : ", and there are no CPUs"));
+    }
+  }
+  const std::vector<Vertex> order = nodeOrder(g);
+
+  std::vector<std::vector<Var>> stage_kind;
+  std::vector<Var> stage_used;  // stage layout with symmetry breaking: stage s holds a node
+  addPipelineRows(m, problem, layout, x, order, options.symmetry_breaking, stage_kind, stage_used);
+  addMemoryRows(m, problem, layout, x);
+  const PartLoads loads = addLoadTerms(m, problem, layout, x, options.gpipe);
+  const double known_bound = addMaxLoadObjective(m, problem, layout, x, loads, options);
 
   mip::Options mo;
   // The clock started when solveMaxLoadIp was called: the local search and building the program
@@ -410,7 +420,7 @@ SolveResult solveOnce(const Problem& problem, const MaxLoadIpOptions& options,
   mo.backend = options.backend;
   mo.progress = forwardProgress(options.limits.progress, options.mip_progress);
   mo.progress_interval = options.progress_interval;
-  mo.known_bound = std::max(known_bound, simple);
+  mo.known_bound = known_bound;
   if (!options.start.empty())
     mo.start = startFor(problem, layout, x, stage_kind, stage_used, m, order, options);
   // GLPK's feasibility pump runs LPs with no callback and no look at the clock: with a start it
