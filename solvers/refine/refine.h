@@ -24,10 +24,10 @@
 //
 // Iterated search (throughput): once the passes find nothing better, a kick moves a random group of
 // units (a unit of a device at the maximum and up to `kick_units` - 1 of its neighbours there) to
-// another device, the passes
-// run again from there, and the result is kept when it is no worse, until `kicks` kicks in a row
-// bring nothing better. It is what lets the search leave the local optimum a contiguous start sits
-// in (op BERT-12 inference: 147.48 to below 135, against the paper's 130.03).
+// another device, the passes run again from there, and the result is kept when it is no worse,
+// until `kicks` kicks in a row bring nothing better. It is what lets the search leave the local
+// optimum a contiguous start sits in (op BERT-12 inference: 147.48 to 130.04, against the paper's
+// 130.03).
 //
 // Latency: first-improvement moves of boundary units to a neighbour's device or a CPU, each judged by
 // the latency evaluator (core/latency.h) over the whole graph; deadlocking or invalid splits are
