@@ -111,10 +111,11 @@ const char* toString(BoundSpace space) {
 std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective) {
   std::vector<std::string> out = {"simple"};
   const bool throughput = objective.goal == Goal::Throughput;
-  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("dp");
-  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("cpu-block");
-  if (throughput && !objective.gpipe) out.push_back("bottleneck");
-  if (space == BoundSpace::Contiguous && throughput && !objective.gpipe) out.push_back("guess");
+  const bool max_load = throughput && !objective.gpipe;
+  const bool contiguous_max_load = space == BoundSpace::Contiguous && max_load;
+  if (contiguous_max_load) out.insert(out.end(), {"dp", "cpu-block"});
+  if (max_load) out.push_back("bottleneck");
+  if (contiguous_max_load) out.push_back("guess");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
   if (space == BoundSpace::Contiguous || throughput) out.push_back("exact");
   return out;
