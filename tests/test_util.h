@@ -43,6 +43,18 @@ Status runPass(Problem& problem, PipelineState& state, const PassOptions& option
   return result ? Status::ok() : result.status();
 }
 
+// The problem after the reductions the exact DP's pipeline runs before it partitions: what
+// solveThroughputDp and the other solvers of contracted graphs take.
+inline Problem reducedForDp(Problem problem) {
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager manager;
+  EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
+  const Status s = manager.run(problem);
+  EXPECT_TRUE(s.isOk()) << s.message();
+  return problem;
+}
+
 // The default pipeline with the given partition algorithm ("dp" or "dpl").
 inline std::string pipelineFor(const std::string& algorithm) {
   return defaultPipeline(algorithm);

@@ -18,15 +18,7 @@ namespace placer {
 namespace auto_test {
 
 using testing::loadWorkload;
-
-Problem reduced(Problem p) {
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
-  PassManager manager;
-  EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
-  EXPECT_TRUE(manager.run(p).isOk());
-  return p;
-}
+using testing::reducedForDp;
 
 TEST(ContinueExactDp, AlwaysBeforeTheCheckpoint) {
   EXPECT_TRUE(continueExactDp(0, 0, 1000, 10, 5));
@@ -52,7 +44,7 @@ TEST(ContinueExactDp, AfterItWhileTheEstimateFits) {
 // estimate fits, and the DP goes on past it to the optimum; with 0.8 times, it stops at its
 // checkpoint.
 TEST(Auto, TheDpGoesOnPastHalfTheBudgetWhenItsEstimateFits) {
-  const Problem p = reduced(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"));
+  const Problem p = reducedForDp(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"));
   const SolveResult dpl = solveDplUnbounded(p, 1, Limits{});
   ASSERT_EQ(dpl.status, SolveStatus::Feasible);
   for (const double share : {1.5, 0.8}) {
@@ -84,7 +76,7 @@ TEST(Auto, TheDpGoesOnPastHalfTheBudgetWhenItsEstimateFits) {
 
 // With a target ratio the lower bound already meets, auto answers before the exact DP.
 TEST(Auto, StopsOnceTheTargetRatioIsMet) {
-  const Problem p = reduced(loadWorkload("throughput-inputs/OperatorGraphs/resnet50_inference.json"));
+  const Problem p = reducedForDp(loadWorkload("throughput-inputs/OperatorGraphs/resnet50_inference.json"));
   SolveOptions request;
   request.time_limit = 30;
   request.budget = Budget(30, nullptr);

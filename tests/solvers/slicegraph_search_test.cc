@@ -38,17 +38,6 @@ const std::vector<std::pair<const char*, double>> kTable1 = {
     {"OperatorGraphs/resnet50_training.json", 255.194416452},
 };
 
-// The problem as the DP's pipeline reduces it.
-Problem reduced(Problem p) {
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
-  PassManager manager;
-  PassOptions ctx;
-  EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
-  EXPECT_TRUE(manager.run(p, ctx).isOk());
-  return p;
-}
-
 OrderSearchOptions searchOptions(const std::string& phases, std::uint64_t seed = 1, int threads = 0) {
   OrderSearchOptions options;
   options.phases = *parseOrderPhases(phases);
@@ -59,7 +48,7 @@ OrderSearchOptions searchOptions(const std::string& phases, std::uint64_t seed =
 
 TEST(SliceGraph, NeverBelowTheOptimumNorWorseThanDplOnTable1) {
   for (const auto& [file, optimum] : kTable1) {
-    const Problem p = reduced(loadWorkload(std::string("throughput-inputs/") + file));
+    const Problem p = reducedForDp(loadWorkload(std::string("throughput-inputs/") + file));
     const SolveResult dpl = sliceOrder(p, dfsForwardOrder(p));
     const SolveResult r = solveSliceGraph(p, searchOptions("mla-weighted,random:30,brkga:16:4"));
     ASSERT_EQ(r.status, SolveStatus::Feasible) << file << ": " << r.message;
@@ -96,7 +85,7 @@ TEST(SliceGraph, NeverBelowTheOptimumNorWorseThanDplOnRandomDags) {
 // The same seed gives the same split whatever the number of threads; another seed searches other
 // orders.
 TEST(SliceGraph, ReproducibleForASeedAndIndependentOfThreads) {
-  const Problem p = reduced(loadWorkload("throughput-inputs/LayerGraphs/inceptionv3_training.json"));
+  const Problem p = reducedForDp(loadWorkload("throughput-inputs/LayerGraphs/inceptionv3_training.json"));
   const std::string phases = "mla,random:40,brkga:24:6";
   const SolveResult one = solveSliceGraph(p, searchOptions(phases, 7, 1));
   ASSERT_EQ(one.status, SolveStatus::Feasible) << one.message;
@@ -165,7 +154,7 @@ SolveOptions autoRequest(double seconds, std::int64_t max_ideals = 4'000'000) {
 TEST(Auto, ReturnsTheDpOptimumWhenTheDpFinishes) {
   for (const auto& [file, optimum] : kTable1) {
     if (std::string(file).find("inceptionv3") != std::string::npos) continue;  // seconds each: the slow tests
-    const Problem p = reduced(loadWorkload(std::string("throughput-inputs/") + file));
+    const Problem p = reducedForDp(loadWorkload(std::string("throughput-inputs/") + file));
     const SolveResult r = solveAuto(p, autoRequest(60));
     EXPECT_EQ(r.status, SolveStatus::Optimal) << file << ": " << r.message;
     EXPECT_EQ(r.solver, "dp") << file;

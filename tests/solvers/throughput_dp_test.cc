@@ -78,25 +78,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Only two decimals of this optimum are published.
         Published{"throughput-inputs/LayerGraphs/inceptionv3_training.json", 122.76, 1e-4, 36596}));
 
-// The workload after the DP's reductions: the problem solveThroughputDp takes.
-Problem contractedWorkload(const char* workload) {
-  Problem problem = loadWorkload(workload);
-  PassOptions ctx;
-  PassRegistry registry;
-  registerBuiltinPasses(registry);
-  PassManager manager;
-  EXPECT_TRUE(manager.parsePipeline(registry, "subdivide,colocate,orphans,scc,fold-leaves").isOk());
-  EXPECT_TRUE(manager.run(problem, ctx).isOk());
-  return problem;
-}
-
 // Pruning by the DPL bound must not change the optimum: without any bound the DP finds the same value.
 TEST(ThroughputDp, UpperBoundPruningKeepsTheOptimum) {
   for (const char* workload : {"throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
                                "throughput-inputs/LayerGraphs/resnet50_training.json"}) {
     auto contracted = runPipeline(loadWorkload(workload), pipelineFor("dp"));
     ASSERT_TRUE(contracted.hasValue());
-    const Problem problem = contractedWorkload(workload);
+    const Problem problem = reducedForDp(loadWorkload(workload));
     DpOptions unbounded;
     SolveResult plain = solveThroughputDp(problem, unbounded);
     ASSERT_EQ(plain.status, SolveStatus::Optimal);
@@ -187,7 +175,7 @@ TEST(ThroughputDp, ACpuCoreTakesOneBlockNotTheBestUnitsOfTheGraph) {
 // auto's checkpoint for a lattice too slow to generate: past lattice_seconds the DP stops, and says
 // where, instead of counting on to the deadline.
 TEST(ThroughputDp, StopsAtItsCheckpointWhileGeneratingIdeals) {
-  const Problem problem = contractedWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json");
+  const Problem problem = reducedForDp(loadWorkload("throughput-inputs/LayerGraphs/gnmt_inference.json"));
   DpOptions options;
   options.lattice_seconds = 0;
   const SolveResult stopped = solveThroughputDp(problem, options);
