@@ -136,11 +136,6 @@ Status fixInputDims(onnx::ModelProto& model, const LoadOptions& options, const s
   return Status::ok();
 }
 
-
-
-
-
-
 // An element type's ONNX name ("FLOAT", "INT64"), or "element type N" for one libonnx does not name.
 std::string elementTypeName(int element_type) {
   const std::string name = onnx::TensorProto::DataType_IsValid(element_type)
@@ -178,45 +173,27 @@ void findKvPairs(const onnx::GraphProto& graph, OnnxGraph& out) {
   }
 }
 
-}  // namespace
+// The tensor named `name` in the table, added when it is new.
+TensorInfo& tensorNamed(OnnxGraph& out, const std::string& name) {
+  auto [it, inserted] = out.tensor_index.try_emplace(name, static_cast<int>(out.tensors.size()));
+  if (inserted) {
+    TensorInfo t;
+    t.name = name;
+    out.tensors.push_back(std::move(t));
+  }
+  return out.tensors[it->second];
+}
 
-Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& options) {
-  auto parsed = readModelProto(source);
-  if (!parsed) return parsed.status();
-  onnx::ModelProto& model = *parsed;
-  OnnxGraph out;
-  out.path = source.displayName();
-  out.ir_version = model.ir_version();
-  for (const auto& opset : model.opset_import())
-    out.opsets[opset.domain()] = opset.version();
+bool isWeightTensor(const OnnxGraph& out, const std::string& name) {
+  auto it = out.tensor_index.find(name);
+  return it != out.tensor_index.end() && out.tensors[it->second].is_weight;
+}
 
-  if (Status s = checkModelNodes(model, out.path); !s) return s;
-  if (const auto opset = out.opsets.find(""); opset != out.opsets.end() && opset->second > libonnxOpsetLimit()) {
-    out.warnings.push_back("the model imports opset " + std::to_string(opset->second) +
-                           " of the default domain; libonnx knows up to opset " +
-                           std::to_string(libonnxOpsetLimit()) +
-                           ": operators of newer forms are checked and shape-inferred by onnx-placer's own "
-                           "rules, not against ONNX's schemas");
-  }
-  LoadOptions fixed = options;
-  if (Status s = decoderDims(model.graph(), fixed, out); !s) return s;
-  if (Status s = fixInputDims(model, fixed, out.path, out); !s) return s;
-  std::map<std::string, onnx::TypeProto> types;
-  onnx::ModelProto inferred;
-  std::string inconsistency;
-  if (options.isolate_shape_inference) {
-    if (Status s = inferTypesIsolated(model, out.path, types, inferred, out.warnings, inconsistency); !s)
-      return s;
-  } else {
-    inferTypes(model, types, inferred, out.warnings, inconsistency);
-  }
-  if (!inconsistency.empty()) {
-    return invalidInput(out.path + ": ONNX's shape inference finds the model inconsistent at " +
-                        inconsistency + " (a --dim value the model cannot take?)");
-  }
-  // The graph outputs were inferred afresh (working_copy.h): a declared element type the tensor does
-  // not have is an error; a declaration is taken where inference found nothing.
-  for (const auto& output : model.graph().output()) {
+// The graph outputs were inferred afresh (working_copy.h): a declared element type the tensor does
+// not have is an error; a declaration is taken where inference found nothing.
+Status checkDeclaredOutputs(const onnx::GraphProto& graph, const std::string& path,
+                            std::map<std::string, onnx::TypeProto>& types) {
+  for (const auto& output : graph.output()) {
     const int declared = output.type().has_tensor_type() ? output.type().tensor_type().elem_type() : 0;
     if (declared == 0) continue;
     auto inferred = types.find(output.name());
@@ -224,75 +201,78 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
                            ? inferred->second.tensor_type().elem_type()
                            : 0;
     if (actual != 0 && actual != declared) {
-      return invalidInput(out.path + ": graph output '" + output.name() + "' is declared as " +
+      return invalidInput(path + ": graph output '" + output.name() + "' is declared as " +
                           elementTypeName(declared) + ", but the tensor is " + elementTypeName(actual));
     }
     if (inferred == types.end() || !shapeOf(inferred->second)) types[output.name()] = output.type();
   }
-  const onnx::GraphProto& graph = model.graph();
+  return Status::ok();
+}
 
-  // Tensor table: every name that is a graph input, an initializer or a node output.
-  auto tensor = [&](const std::string& name) -> TensorInfo& {
-    auto [it, inserted] = out.tensor_index.try_emplace(name, static_cast<int>(out.tensors.size()));
-    if (inserted) {
-      TensorInfo t;
-      t.name = name;
-      out.tensors.push_back(std::move(t));
-    }
-    return out.tensors[it->second];
-  };
-  auto set_type = [&](const std::string& name, const onnx::TypeProto& type) {
-    TensorInfo& t = tensor(name);
-    if (type.has_tensor_type()) t.element_type = type.tensor_type().elem_type();
-    if (auto shape = shapeOf(type)) t.shape = shape;
-  };
+// The tensor table's graph inputs and initializers, and the inferred types of every tensor but the
+// initializers (which keep their own).
+void addGraphTensors(const onnx::GraphProto& graph, const std::map<std::string, onnx::TypeProto>& types,
+                     OnnxGraph& out) {
   for (const auto& init : graph.initializer()) {
-    TensorInfo& t = tensor(init.name());
+    TensorInfo& t = tensorNamed(out, init.name());
     t.is_weight = true;
     t.element_type = init.data_type();
     t.shape = Shape(init.dims().begin(), init.dims().end());
     t.external_data = init.data_location() == onnx::TensorProto::EXTERNAL;
   }
   for (const auto& input : graph.input()) {
-    const bool is_initializer =
-        out.tensor_index.count(input.name()) && out.tensors[out.tensor_index[input.name()]].is_weight;
-    if (!is_initializer) tensor(input.name()).is_graph_input = true;
+    if (!isWeightTensor(out, input.name())) tensorNamed(out, input.name()).is_graph_input = true;
   }
   for (const auto& [name, type] : types) {
-    const bool is_weight = out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_weight;
-    if (!is_weight) set_type(name, type);
+    if (isWeightTensor(out, name)) continue;
+    TensorInfo& t = tensorNamed(out, name);
+    if (type.has_tensor_type()) t.element_type = type.tensor_type().elem_type();
+    if (auto shape = shapeOf(type)) t.shape = shape;
   }
+}
 
-  // Which nodes produce constants (weights): Constant, and ConstantOfShape or Identity of a constant.
-  const int n_onnx = graph.node_size();
-  std::vector<bool> constant_producer(n_onnx, false);
-  std::map<std::string, int> producer_of;
-  for (int i = 0; i < n_onnx; ++i) {
+// Which node of the graph writes each tensor, and which nodes produce constants (weights).
+struct Producers {
+  std::map<std::string, int> of;  // tensor name -> node index in the graph
+  std::vector<bool> constant;     // per node of the graph
+};
+
+// The node writing each tensor: a tensor written twice, or a graph input written, is an error.
+Status findProducers(const onnx::GraphProto& graph, const OnnxGraph& out, Producers& producers) {
+  producers.constant.assign(graph.node_size(), false);
+  for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
     for (const auto& name : node.output()) {
       if (name.empty()) continue;
-      if (producer_of.count(name) ||
-          (out.tensor_index.count(name) && out.tensors[out.tensor_index[name]].is_graph_input)) {
+      const auto known = out.tensor_index.find(name);
+      const bool graph_input = known != out.tensor_index.end() && out.tensors[known->second].is_graph_input;
+      if (producers.of.count(name) || graph_input) {
         return invalidInput(out.path + ": " + nodeLabel(node, i) + " writes tensor '" + name +
                             "', which is already defined");
       }
-      producer_of[name] = i;
+      producers.of[name] = i;
     }
   }
+  return Status::ok();
+}
+
+// The nodes producing constants: Constant, and ConstantOfShape or Identity of a constant, which stay
+// weights in the model's own form; and any other node constant folding evaluated (`inferred`, the
+// working copy, has its value as an initializer), replaced by its value.
+void markConstants(const onnx::GraphProto& graph, const onnx::GraphProto& inferred, Producers& producers,
+                   OnnxGraph& out) {
+  const int n_onnx = graph.node_size();
   auto is_constant_tensor = [&](const std::string& name) {
-    if (auto it = out.tensor_index.find(name);
-        it != out.tensor_index.end() && out.tensors[it->second].is_weight) {
-      return true;
-    }
-    auto p = producer_of.find(name);
-    return p != producer_of.end() && constant_producer[p->second];
+    if (isWeightTensor(out, name)) return true;
+    auto p = producers.of.find(name);
+    return p != producers.of.end() && producers.constant[p->second];
   };
   // Tensors constant folding computed: the working copy's initializers that the model does not have.
   std::set<std::string> original_initializers;
   for (const auto& init : graph.initializer())
     original_initializers.insert(init.name());
   std::map<std::string, const onnx::TensorProto*> computed;
-  for (const auto& init : inferred.graph().initializer()) {
+  for (const auto& init : inferred.initializer()) {
     if (!original_initializers.count(init.name())) computed[init.name()] = &init;
   }
   auto folded_by_value = [&](const onnx::NodeProto& node) {
@@ -305,27 +285,32 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
   };
   for (int i = 0; i < n_onnx; ++i) {
     const auto& node = graph.node(i);
-    constant_producer[i] = producesConstant(node, is_constant_tensor);
+    producers.constant[i] = producesConstant(node, is_constant_tensor);
     // Weights stay in the model's own form (a light model's ConstantOfShape stays one); any other
     // node folding evaluated is replaced by its value.
     const std::string& op = node.op_type();
-    const bool weight_form = constant_producer[i] && (op == "Constant" || op == "ConstantOfShape" || op == "Identity");
+    const bool weight_form =
+        producers.constant[i] && (op == "Constant" || op == "ConstantOfShape" || op == "Identity");
     if (weight_form || !folded_by_value(node)) continue;
-    constant_producer[i] = true;
+    producers.constant[i] = true;
     out.folded_nodes.push_back(FoldedNode{i, node.op_type(), node.name()});
     for (const auto& name : node.output())
       out.folded_values[name] = computed.at(name)->SerializeAsString();
   }
+}
 
-  // Operators to place.
+// The operators to place: every node that does not produce a constant, with its inputs and outputs
+// in the tensor table (a tensor nobody produces is an error); unnamed nodes get deterministic names.
+Status addOperators(const onnx::GraphProto& graph, const Producers& producers, OnnxGraph& out) {
+  const int n_onnx = graph.node_size();
   std::vector<int> node_of(n_onnx, -1);
   std::set<std::string> used_names;
   for (const auto& node : graph.node())
     used_names.insert(node.name());
   for (int i = 0; i < n_onnx; ++i) {
-    if (constant_producer[i]) {
+    if (producers.constant[i]) {
       for (const auto& name : graph.node(i).output()) {
-        if (!name.empty()) tensor(name).is_weight = true;
+        if (!name.empty()) tensorNamed(out, name).is_weight = true;
       }
       continue;
     }
@@ -370,14 +355,14 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
         node.inputs.push_back(-1);
         continue;
       }
-      const bool known = out.tensor_index.count(name) || producer_of.count(name);
+      const bool known = out.tensor_index.count(name) || producers.of.count(name);
       if (!known) {
         return invalidInput(out.path + ": " + nodeLabel(proto, i) + " reads tensor '" + name +
                             "', which no node, initializer or graph input produces");
       }
-      tensor(name);
+      tensorNamed(out, name);
       node.inputs.push_back(out.tensor_index[name]);
-      if (auto p = producer_of.find(name); p != producer_of.end() && constant_producer[p->second]) {
+      if (auto p = producers.of.find(name); p != producers.of.end() && producers.constant[p->second]) {
         folded.insert(p->second);
       }
     }
@@ -387,29 +372,34 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
         node.outputs.push_back(-1);
         continue;
       }
-      TensorInfo& t = tensor(name);
+      TensorInfo& t = tensorNamed(out, name);
       t.producer = node_of[i];
       node.outputs.push_back(out.tensor_index[name]);
     }
   }
   for (const auto& output : graph.output())
-    tensor(output.name()).is_graph_output = true;
+    tensorNamed(out, output.name()).is_graph_output = true;
+  return Status::ok();
+}
 
-  // Control-flow bodies, from the inferred copy, whose nodes keep their outputs.
+// The operators' small constant inputs, and the bodies of control-flow nodes, from the inferred copy,
+// whose nodes keep their outputs. Returns how many tensors inside the bodies have no static shape.
+int readConstantsAndBodies(const onnx::GraphProto& graph, const onnx::GraphProto& inferred,
+                           const std::map<std::string, onnx::TypeProto>& types, OnnxGraph& out) {
   Scope top;
   top.types = types;
-  for (const auto& init : inferred.graph().initializer()) {
+  for (const auto& init : inferred.initializer()) {
     if (auto v = readConstant(init, kMaxReadWeightElements)) top.ints[init.name()] = *v;
   }
   for (const TensorInfo& t : out.tensors) {
     if (t.is_weight) top.weights.insert(t.name);
   }
   std::map<std::string, std::vector<std::int64_t>> small_constants;  // OnnxNode::constant_inputs
-  for (const auto& init : inferred.graph().initializer()) {
+  for (const auto& init : inferred.initializer()) {
     if (auto v = readConstant(init, 16); v && !v->floating()) small_constants[init.name()] = v->ints;
   }
   std::map<std::string, const onnx::NodeProto*> inferred_by_output;
-  for (const auto& node : inferred.graph().node()) {
+  for (const auto& node : inferred.node()) {
     for (const auto& name : node.output()) {
       if (!name.empty()) inferred_by_output[name] = &node;
     }
@@ -443,6 +433,11 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
     buildBodies(*proto, nodeLabel(graph.node(node.onnx_index), node.onnx_index), top, bodies, node);
     node.subgraph_weight_bytes = bodies.weight_bytes;
   }
+  return bodies.unknown_shapes;
+}
+
+// Each tensor's consuming operators, in order, once each.
+void linkConsumers(OnnxGraph& out) {
   for (int n = 0; n < static_cast<int>(out.nodes.size()); ++n) {
     for (int t : out.nodes[n].inputs) {
       if (t < 0) continue;
@@ -454,8 +449,10 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
     std::sort(t.consumers.begin(), t.consumers.end());
     t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
   }
+}
 
-  // The operators must form a DAG (ONNX requires topological order, but we do not rely on it).
+// The operators must form a DAG (ONNX requires topological order, but the loader does not rely on it).
+Status checkAcyclic(const onnx::GraphProto& graph, const OnnxGraph& out) {
   const int n = static_cast<int>(out.nodes.size());
   std::vector<int> indegree(n, 0);
   std::vector<std::vector<int>> succ(n);
@@ -487,6 +484,10 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
       }
     }
   }
+  return Status::ok();
+}
+
+void warnUnknownShapes(OnnxGraph& out, int unknown_body_shapes) {
   int unknown = 0;
   for (const auto& t : out.tensors) {
     if (!t.bytes() && (!t.consumers.empty() || t.is_graph_output)) ++unknown;
@@ -494,11 +495,60 @@ Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& optio
   if (unknown > 0) {
     out.warnings.push_back(std::to_string(unknown) + " tensor(s) have no static shape after shape inference");
   }
-  if (bodies.unknown_shapes > 0) {
+  if (unknown_body_shapes > 0) {
     out.warnings.push_back(
-        std::to_string(bodies.unknown_shapes) +
+        std::to_string(unknown_body_shapes) +
         " tensor(s) inside If/Loop/Scan bodies have no static shape after shape inference");
   }
+}
+
+}  // namespace
+
+Expected<OnnxGraph> loadOnnx(const ModelSource& source, const LoadOptions& options) {
+  auto parsed = readModelProto(source);
+  if (!parsed) return parsed.status();
+  onnx::ModelProto& model = *parsed;
+  OnnxGraph out;
+  out.path = source.displayName();
+  out.ir_version = model.ir_version();
+  for (const auto& opset : model.opset_import())
+    out.opsets[opset.domain()] = opset.version();
+
+  if (Status s = checkModelNodes(model, out.path); !s) return s;
+  if (const auto opset = out.opsets.find(""); opset != out.opsets.end() && opset->second > libonnxOpsetLimit()) {
+    out.warnings.push_back("the model imports opset " + std::to_string(opset->second) +
+                           " of the default domain; libonnx knows up to opset " +
+                           std::to_string(libonnxOpsetLimit()) +
+                           ": operators of newer forms are checked and shape-inferred by onnx-placer's own "
+                           "rules, not against ONNX's schemas");
+  }
+  LoadOptions fixed = options;
+  if (Status s = decoderDims(model.graph(), fixed, out); !s) return s;
+  if (Status s = fixInputDims(model, fixed, out.path, out); !s) return s;
+  std::map<std::string, onnx::TypeProto> types;
+  onnx::ModelProto inferred;
+  std::string inconsistency;
+  if (options.isolate_shape_inference) {
+    if (Status s = inferTypesIsolated(model, out.path, types, inferred, out.warnings, inconsistency); !s)
+      return s;
+  } else {
+    inferTypes(model, types, inferred, out.warnings, inconsistency);
+  }
+  if (!inconsistency.empty()) {
+    return invalidInput(out.path + ": ONNX's shape inference finds the model inconsistent at " +
+                        inconsistency + " (a --dim value the model cannot take?)");
+  }
+  const onnx::GraphProto& graph = model.graph();
+  if (Status s = checkDeclaredOutputs(graph, out.path, types); !s) return s;
+  addGraphTensors(graph, types, out);
+  Producers producers;
+  if (Status s = findProducers(graph, out, producers); !s) return s;
+  markConstants(graph, inferred.graph(), producers, out);
+  if (Status s = addOperators(graph, producers, out); !s) return s;
+  const int unknown_body_shapes = readConstantsAndBodies(graph, inferred.graph(), types, out);
+  linkConsumers(out);
+  if (Status s = checkAcyclic(graph, out); !s) return s;
+  warnUnknownShapes(out, unknown_body_shapes);
   findKvPairs(graph, out);
   if (Status s = checkRunnable(out); !s) return s;
   return out;
