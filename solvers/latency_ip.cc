@@ -19,6 +19,7 @@
 #include "solvers/ip_common.h"
 #include "solvers/latency_greedy.h"
 #include "solvers/latency_model.h"
+#include "solvers/latency_places.h"
 #include "solvers/latency_starts.h"
 
 namespace placer {
@@ -27,12 +28,6 @@ using mip::LinExpr;
 using mip::Var;
 
 namespace {
-
-std::string tenDigits(double value) {
-  std::ostringstream out;
-  out << std::setprecision(10) << value;
-  return out.str();
-}
 
 std::string slotName(int slot, int q) {
   return "slot " + std::to_string(slot) + " (accelerator " + std::to_string((slot - 1) / q) + ")";
@@ -286,6 +281,116 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
   return s;
 }
 
+namespace {
+
+// H, the big-M: no schedule of the optimum is longer than the best start; without one, than all work
+// and every transfer one after another.
+double bigM(const Problem& problem, const std::optional<LatencyStart>& start, const std::vector<double>& slowest) {
+  if (start) return start->latency * (1 + 1e-9) + 1e-9;
+  double big_m = 0;
+  for (double time : slowest)
+    big_m += time;
+  for (const Net& net : problem.nets)
+    big_m += net.cost * static_cast<double>(1 + net.sinks.size());
+  return big_m * (1 + 1e-9) + 1;
+}
+
+// The result from the program's outcome `r` (objective and bound in times, not units of H): its
+// incumbent, or the start when the search found nothing better (GLPK may also decline a start it
+// cannot complete), so the result is never worse than its start; the placement's level split when
+// that is at least as good. Sets all of `out` but the seconds.
+void decodeSolution(const Problem& problem, const mip::Result& r, const std::optional<LatencyStart>& start,
+                    const LatencyModel& model, int q, double unit, double time_limit, LatencyIpSolution& out) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(g);
+  SolveResult& result = out.result;
+  auto fail = [&result](std::string message) {
+    result.status = SolveStatus::Error;
+    result.message = std::move(message);
+  };
+  std::vector<int> slot_of;
+  if (!r.values.empty()) {
+    slot_of = decodeColumns(model.x, r.values);
+    for (Vertex v = 0; v < n; ++v) {
+      if (slot_of[v] < 0)
+        return fail("the solution leaves " + describeNode(g, v) + " unplaced");
+    }
+  }
+  Expected<SlotSchedule> schedule = slot_of.empty() ? Expected<SlotSchedule>(internalError("no incumbent"))
+                                                    : evaluateSlotSchedule(problem, slot_of, q);
+  const bool from_start = start && (!schedule || schedule->latency > start->latency * (1 + 1e-12));
+  if (from_start) {
+    slot_of = start->slot_of;
+    schedule = evaluateSlotSchedule(problem, slot_of, q);
+  }
+  if (slot_of.empty()) {
+    applyMipOutcome(result, r, kInfinity);
+    result.bound = std::isfinite(r.bound) ? std::max(r.bound, 0.0) : 0.0;
+    result.gap = 0;
+    if (result.status == SolveStatus::Infeasible) {
+      result.message =
+          "no split satisfies the memory, colocation and contiguity constraints (" + r.message + ")";
+    } else if (result.status == SolveStatus::TimeLimit) {
+      result.message = "no split found within the time limit of " + tenDigits(time_limit) +
+                       " s, and no start to fall back on (" + r.message + ")";
+    }
+    return;
+  }
+
+  const std::vector<int> device_of = devicesOfSlots(devices, slot_of, q);
+  Expected<LatencyEvaluation> level = evaluateLatency(problem, device_of);
+  out.level_latency = level ? level->latency : kInfinity;
+  std::string note;
+  if (level && (!schedule || level->latency <= schedule->latency)) {
+    // The level split is at least as good: hold it, so the result is what the evaluator computes.
+    std::optional<LatencyStart> s = latencyStartFrom(problem, device_of, q);
+    if (s) {
+      slot_of = s->slot_of;
+      schedule = evaluateSlotSchedule(problem, slot_of, q);
+    }
+  }
+  if (!schedule) {
+    return fail("the integer program's slots have no schedule: " + schedule.status().message());
+  }
+  const double value = schedule->latency;
+  applyMipOutcome(result, r, value);
+  if (from_start && result.status != SolveStatus::Feasible) {
+    result.status = SolveStatus::Feasible;
+    result.message = "the search found nothing better than the start (" + std::string(toString(r.status)) +
+                     (r.message.empty() ? "" : ": " + r.message) + ")";
+  } else if (result.status == SolveStatus::Error) {
+    // GLPK gave up (numerical trouble deep in the tree) after finding or accepting a split, which is
+    // valid: it is returned without a proof.
+    result.status = SolveStatus::Feasible;
+    result.message = "the search stopped early (" + r.message + "); the best split found is returned";
+  }
+  // Stopped on request: whatever was found is not to be used.
+  if (r.interrupted) {
+    result.status = SolveStatus::Interrupted;
+    result.message = "interrupted";
+  }
+  // The program's TotalLatency for these slots (the start's is its schedule: the LP completes it).
+  const double ip_total = from_start ? value : r.values[model.total.index] * unit;
+  out.ip_latency = ip_total;
+  if (std::abs(ip_total - value) > 1e-6 * std::max(1.0, value)) {
+    note =
+        "the program's TotalLatency is " + tenDigits(ip_total) + ", its slots' schedule takes " + tenDigits(value);
+  }
+  if (level && level->latency > value * (1 + 1e-12)) {
+    note += std::string(note.empty() ? "" : "; ") + "the evaluator's level split of this placement takes " +
+            tenDigits(level->latency) + ", the program's own " + std::to_string(q) +
+            " subgraph(s) per accelerator take " + tenDigits(value);
+  }
+  if (!note.empty()) result.message += (result.message.empty() ? "" : "; ") + note;
+  out.slot_of = slot_of;
+  result.placement.device_of = device_of;
+  result.placement.value = value;
+  result.placement.stage_of = scheduleStages(problem, slot_of, q, *schedule);
+}
+
+}  // namespace
+
 LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIpOptions& given) {
   const auto started = std::chrono::steady_clock::now();
   // From here on limits.time_limit is the seconds the call has, the budget's deadline included.
@@ -318,105 +423,25 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   }
   const int columns = 1 + k * q;
 
-  // Where each node may go: the CPU column if there are CPUs and it runs there, a slot if it is
-  // supported on accelerators and fits one. A colocation class goes where all of its members may.
-  const std::vector<double> standalone = standaloneMemory(problem);
-  auto on_cpu = [&](Vertex v) { return devices.cpus > 0 && std::isfinite(g[v].p_cpu); };
-  auto on_accelerator = [&](Vertex v) {
-    return k > 0 && g[v].supportedOnAccelerator() && standalone[v] <= devices.memory;
-  };
-  std::map<int, std::vector<Vertex>> classes;
-  for (Vertex v = 0; v < n; ++v) {
-    if (g[v].colocation) classes[*g[v].colocation].push_back(v);
-  }
-  auto where_not = [&](Vertex v) {
-    std::string why = !g[v].supportedOnAccelerator() ? "is not supported on accelerators"
-                      : k == 0                       ? "has no accelerator to run on"
-                               : "needs " + tenDigits(standalone[v]) + " bytes, more than an accelerator's " +
-                                     tenDigits(devices.memory);
-    return why + (devices.cpus == 0 ? ", and there is no CPU" : ", and it does not run on a CPU");
-  };
-  for (Vertex v = 0; v < n; ++v) {
-    if (!on_cpu(v) && !on_accelerator(v))
-      return finish(SolveStatus::Infeasible, describeNode(g, v) + " " + where_not(v));
-  }
-  std::vector<char> class_cpu(n, 1), class_accelerator(n, 1);  // per vertex, for its class
-  for (const auto& [cls, members] : classes) {
-    bool cpu = true, accelerator = true;
-    const double memory = memoryOfSet(problem, members);
-    for (Vertex v : members) {
-      cpu = cpu && on_cpu(v);
-      accelerator = accelerator && on_accelerator(v);
-    }
-    accelerator = accelerator && memory <= devices.memory;
-    if (!cpu && !accelerator) {
-      return finish(SolveStatus::Infeasible,
-                    describeNode(g, members.front()) + " and its colocation class (" +
-                        std::to_string(members.size()) + " nodes, " + tenDigits(memory) +
-                        " bytes) fit neither an accelerator nor a CPU");
-    }
-    for (Vertex v : members) {
-      class_cpu[v] = cpu;
-      class_accelerator[v] = accelerator;
-    }
-  }
-  if (devices.cpus == 0) {
-    const double total = totalMemory(problem);
-    double together = 0;
-    for (int kind = 0; kind < devices.kindCount(); ++kind)
-      together += devices.kindSize(kind) * devices.kindMemory(kind);
-    if (total > together) {
-      return finish(SolveStatus::Infeasible, "the nodes need " + tenDigits(total) + " bytes, more than the " +
-                                                 std::to_string(k) + " accelerator(s) hold together (" +
-                                                 tenDigits(together) + "), and there is no CPU");
-    }
-  }
-  // On a machine of several kinds a slot also needs the node to fit its accelerator's memory.
-  auto allowed = [&](Vertex v, int c) {
-    if (c == 0) return on_cpu(v) && class_cpu[v];
-    return on_accelerator(v) && class_accelerator[v] && standalone[v] <= devices.memoryOf((c - 1) / q);
-  };
+  const Places places = placesOf(problem, q);
+  if (!places.nowhere.empty()) return finish(SolveStatus::Infeasible, places.nowhere);
   const std::vector<Vertex> order = nodeOrder(g);
 
   // The start: options.start alone, or the best of the baselines and the heuristics' splits.
   std::optional<LatencyStart> start = chooseLatencyStart(problem, options, order, seconds);
   out.heuristic_seconds = seconds();
 
-  // H: no schedule of the optimum is longer than the best start; without one, than all work and
-  // every transfer one after another.
-  std::vector<double> cheapest(n), slowest(n);
-  for (Vertex v = 0; v < n; ++v) {
-    cheapest[v] = kInfinity;
-    slowest[v] = 0;
-    // Column 0 and the first slot of each kind's first accelerator: every time the node can take.
-    for (int kind = -1; kind < devices.kindCount(); ++kind) {
-      const int c = kind < 0 ? 0 : devices.firstOfKind(kind) * q + 1;
-      if (c >= columns || (kind >= 0 && devices.kindSize(kind) == 0) || !allowed(v, c)) continue;
-      const double p = c == 0 ? g[v].p_cpu : g[v].accTime(kind);
-      cheapest[v] = std::min(cheapest[v], p);
-      slowest[v] = std::max(slowest[v], p);
-    }
-    if (!std::isfinite(cheapest[v])) {
-      return finish(SolveStatus::Infeasible, describeNode(g, v) + " can be placed nowhere");
-    }
-  }
-  double big_m = 0;
-  if (start) {
-    big_m = start->latency * (1 + 1e-9) + 1e-9;
-  } else {
-    for (Vertex v = 0; v < n; ++v)
-      big_m += slowest[v];
-    for (const Net& net : problem.nets)
-      big_m += net.cost * static_cast<double>(1 + net.sinks.size());
-    big_m = big_m * (1 + 1e-9) + 1;
-  }
+  const NodeTimes times = nodeTimes(problem, q, places);
+  if (times.nowhere)
+    return finish(SolveStatus::Infeasible, describeNode(g, *times.nowhere) + " can be placed nowhere");
+  const double big_m = bigM(problem, start, times.slowest);
   out.big_m = big_m;
   // Times in units of H: the big-M coefficients become 1 and every time lies in [0, 1], so the rows
   // mixing big-M with transfer costs of a thousandth of the latency stay well scaled.
   const double unit = big_m;
   auto t = [unit](double time) { return time / unit; };
   out.start_latency = start ? start->latency : kInfinity;
-  const std::vector<double> head = heads(g, order, cheapest);
+  const std::vector<double> head = heads(g, order, times.cheapest);
   // Floors of the latency: the longest path of cheapest times, and the simple bound (the fractional
   // critical path with the accelerators' share of the work, within their memory;
   // solvers/bounds/simple_bound.h). Both hold for every placement, so for every program's space;
@@ -429,12 +454,10 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
           latencySimpleBound(devices.mixed() ? relaxKinds(problem) : problem, simple_budget, options.backend))
     floor = std::max(floor, simple->value);
 
-  LatencyModelInput input{q,     columns, allowed, on_accelerator, classes,
+  LatencyModelInput input{q,     columns, places.allowed, places.on_accelerator, places.classes,
                           order, head,    floor,   unit,           options.symmetry_breaking};
   LatencyModel model = buildLatencyModel(problem, input);
-  mip::Model& m = model.m;
-  const VarGrid& x = model.x;
-  const Var total = model.total;
+  const mip::Model& m = model.m;
   const std::vector<Var>& slot_used = model.slot_used;
 
   mip::Options mo;
@@ -446,7 +469,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   mo.progress_interval = options.progress_interval;
   mo.known_bound = t(floor);
   if (start) {
-    mo.start = startValues(m, x, start->slot_of);
+    mo.start = startValues(m, model.x, start->slot_of);
     if (!mo.start.empty() && options.symmetry_breaking && q > 1) {
       for (int j = 1; j < columns; ++j) {
         mo.start[slot_used[j].index] =
@@ -464,88 +487,7 @@ LatencyIpSolution solveLatencyIpDetailed(const Problem& problem, const LatencyIp
   r.objective *= unit;
   r.bound *= unit;
 
-  // The search's incumbent, or the start when the search found nothing better (GLPK may also decline
-  // a start it cannot complete): the result is never worse than its start.
-  std::vector<int> slot_of;
-  if (!r.values.empty()) {
-    slot_of = decodeColumns(x, r.values);
-    for (Vertex v = 0; v < n; ++v) {
-      if (slot_of[v] < 0)
-        return finish(SolveStatus::Error, "the solution leaves " + describeNode(g, v) + " unplaced");
-    }
-  }
-  Expected<SlotSchedule> schedule = slot_of.empty() ? Expected<SlotSchedule>(internalError("no incumbent"))
-                                                    : evaluateSlotSchedule(problem, slot_of, q);
-  const bool from_start = start && (!schedule || schedule->latency > start->latency * (1 + 1e-12));
-  if (from_start) {
-    slot_of = start->slot_of;
-    schedule = evaluateSlotSchedule(problem, slot_of, q);
-  }
-  if (slot_of.empty()) {
-    applyMipOutcome(result, r, kInfinity);
-    result.bound = std::isfinite(r.bound) ? std::max(r.bound, 0.0) : 0.0;
-    result.gap = 0;
-    if (result.status == SolveStatus::Infeasible) {
-      result.message =
-          "no split satisfies the memory, colocation and contiguity constraints (" + r.message + ")";
-    } else if (result.status == SolveStatus::TimeLimit) {
-      result.message = "no split found within the time limit of " + tenDigits(options.limits.time_limit) +
-                       " s, and no start to fall back on (" + r.message + ")";
-    }
-    result.stats.seconds = seconds();
-    return out;
-  }
-
-  const std::vector<int> device_of = devicesOfSlots(devices, slot_of, q);
-  Expected<LatencyEvaluation> level = evaluateLatency(problem, device_of);
-  out.level_latency = level ? level->latency : kInfinity;
-  std::string note;
-  if (level && (!schedule || level->latency <= schedule->latency)) {
-    // The level split is at least as good: hold it, so the result is what the evaluator computes.
-    std::optional<LatencyStart> s = latencyStartFrom(problem, device_of, q);
-    if (s) {
-      slot_of = s->slot_of;
-      schedule = evaluateSlotSchedule(problem, slot_of, q);
-    }
-  }
-  if (!schedule) {
-    return finish(SolveStatus::Error,
-                  "the integer program's slots have no schedule: " + schedule.status().message());
-  }
-  const double value = schedule->latency;
-  applyMipOutcome(result, r, value);
-  if (from_start && result.status != SolveStatus::Feasible) {
-    result.status = SolveStatus::Feasible;
-    result.message = "the search found nothing better than the start (" + std::string(toString(r.status)) +
-                     (r.message.empty() ? "" : ": " + r.message) + ")";
-  } else if (result.status == SolveStatus::Error) {
-    // GLPK gave up (numerical trouble deep in the tree) after finding or accepting a split, which is
-    // valid: it is returned without a proof.
-    result.status = SolveStatus::Feasible;
-    result.message = "the search stopped early (" + r.message + "); the best split found is returned";
-  }
-  // Stopped on request: whatever was found is not to be used.
-  if (r.interrupted) {
-    result.status = SolveStatus::Interrupted;
-    result.message = "interrupted";
-  }
-  // The program's TotalLatency for these slots (the start's is its schedule: the LP completes it).
-  const double ip_total = from_start ? value : r.values[total.index] * unit;
-  out.ip_latency = ip_total;
-  if (std::abs(ip_total - value) > 1e-6 * std::max(1.0, value)) {
-    note =
-        "the program's TotalLatency is " + tenDigits(ip_total) + ", its slots' schedule takes " + tenDigits(value);
-  }
-  if (level && level->latency > value * (1 + 1e-12)) {
-    note += std::string(note.empty() ? "" : "; ") + "the evaluator's level split of this placement takes " +
-            tenDigits(level->latency) + ", the program's own " + std::to_string(q) +
-            " subgraph(s) per accelerator take " + tenDigits(value);
-  }
-  if (!note.empty()) result.message += (result.message.empty() ? "" : "; ") + note;
-  out.slot_of = slot_of;
-  result.placement.device_of = device_of;
-  result.placement.value = value;
-  result.placement.stage_of = scheduleStages(problem, slot_of, q, *schedule);
+  decodeSolution(problem, r, start, model, q, unit, options.limits.time_limit, out);
   result.stats.seconds = seconds();
   return out;
 }
