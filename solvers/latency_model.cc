@@ -10,25 +10,54 @@ namespace placer {
 using mip::LinExpr;
 using mip::Var;
 
-LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& in) {
-  const OpGraph& g = problem.graph;
-  const DeviceSet& devices = problem.devices;
-  const std::size_t n = boost::num_vertices(g);
-  const int k = devices.accelerators;
-  const int q = in.q, columns = in.columns;
-  const double unit = in.unit;
-  auto t = [unit](double time) { return time / unit; };
-  LatencyModel out;
-  mip::Model& m = out.m;
-  out.x = addAssignmentVariables(m, problem, in.allowed, columns, /*share_colocated=*/q == 1);
-  const VarGrid& x = out.x;
-  auto X = [&](Vertex v, int a) {  // node v on accelerator a (any of its slots)
-    LinExpr e;
-    for (int j = a * q + 1; j <= (a + 1) * q; ++j)
-      e += term(x, v, j);
-    return e;
-  };
+namespace {
 
+using EdgeSet = std::set<std::pair<Vertex, Vertex>>;
+
+// Node v on accelerator a, X(v, a) in the comments: the sum of its slots' variables.
+LinExpr onAccelerator(const VarGrid& x, Vertex v, int a, int q) {
+  LinExpr e;
+  for (int j = a * q + 1; j <= (a + 1) * q; ++j)
+    e += term(x, v, j);
+  return e;
+}
+
+// The program's times, in units of H (LatencyModelInput::unit): when each node's output is ready,
+// when each slot starts and finishes, and TotalLatency.
+struct SlotTimes {
+  std::vector<Var> latency, start, finish;  // per node; per slot (column), slot 0 unused
+  Var total;
+};
+
+SlotTimes addTimeVariables(mip::Model& m, std::size_t n, const LatencyModelInput& in) {
+  auto t = [unit = in.unit](double time) { return time / unit; };
+  SlotTimes times;
+  times.latency.resize(n);
+  times.start.resize(in.columns);
+  times.finish.resize(in.columns);
+  for (Vertex v = 0; v < n; ++v) {
+    times.latency[v] = m.addContinuous(std::min(t(in.head[v]), 1.0), 1.0, "Latency_" + std::to_string(v));
+  }
+  for (int j = 1; j < in.columns; ++j) {
+    times.start[j] = m.addContinuous(0, 1.0, "SubgraphStart_" + std::to_string(j));
+    times.finish[j] = m.addContinuous(0, 1.0, "SubgraphFinish_" + std::to_string(j));
+  }
+  times.total = m.addContinuous(std::min(t(in.floor), 1.0), 1.0, "TotalLatency");
+  return times;
+}
+
+// The graph's edges, each once, without self-loops.
+EdgeSet distinctEdges(const OpGraph& g) {
+  EdgeSet edges;
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    const Vertex u = boost::source(*it, g), v = boost::target(*it, g);
+    if (u != v) edges.emplace(u, v);
+  }
+  return edges;
+}
+
+void addColocationRows(mip::Model& m, const LatencyModelInput& in, const VarGrid& x, int k) {
+  const int q = in.q;
   // §4.1: colocated nodes share the CPU or an accelerator, not necessarily a slot.
   if (q > 1) {
     for (const auto& [cls, members] : in.classes) {
@@ -36,26 +65,32 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
         const Vertex u = members[i - 1], v = members[i];
         m.addEq(term(x, u, 0), term(x, v, 0), "coloc_cpu");
         for (int a = 0; a < k; ++a)
-          m.addEq(X(u, a), X(v, a), "coloc_acc");
+          m.addEq(onAccelerator(x, u, a, q), onAccelerator(x, v, a, q), "coloc_acc");
       }
     }
   }
+}
 
+void addSlotMemoryRows(mip::Model& m, const Problem& problem, const VarGrid& x, int q) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(g);
+  const int k = devices.accelerators;
   // (3*) memory per accelerator over its slots, in units of its memory (its kind's).
   if (devices.memory > 0) {
     for (int a = 0; a < k; ++a) {
       const double memory = devices.memoryOf(a);
       LinExpr used;
       for (Vertex v = 0; v < n; ++v) {
-        if (g[v].memory > 0) used += (g[v].memory / memory) * X(v, a);
+        if (g[v].memory > 0) used += (g[v].memory / memory) * onAccelerator(x, v, a, q);
       }
-      // A shared weight once per accelerator holding any of its readers (held >= X(r, a)).
+      // A shared weight once per accelerator holding any of its readers (held >= each reader there).
       for (std::size_t w = 0; w < problem.weights.size(); ++w) {
         const SharedWeight& weight = problem.weights[w];
         if (weight.bytes <= 0) continue;
         const Var held = m.addContinuous(0, 1, "held_" + std::to_string(w) + "_" + std::to_string(a));
         for (Vertex r : weight.readers) {
-          LinExpr on_a = X(r, a);
+          LinExpr on_a = onAccelerator(x, r, a, q);
           if (!on_a.terms().empty()) m.addLe(on_a, held, "holds");
         }
         used += (weight.bytes / memory) * LinExpr(held);
@@ -63,26 +98,15 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
       if (!used.terms().empty()) m.addLe(used, 1.0, "memory_" + std::to_string(a));
     }
   }
+}
 
-  // (2) contiguity of every slot.
-  std::vector<std::vector<int>> slot_groups;
-  for (int j = 1; j < columns; ++j)
-    slot_groups.push_back({j});
-  addContiguityRows(m, problem, x, slot_groups, EdgeSide::Both);
-
-  // (4), (5): CommIn / CommOut per net and slot.
-  const NetCommVars comm = addNetCommVars(m, problem, x, 1, columns);
-
-  std::vector<Var> latency(n), start_time(columns), finish_time(columns);
-  for (Vertex v = 0; v < n; ++v) {
-    latency[v] = m.addContinuous(std::min(t(in.head[v]), 1.0), 1.0, "Latency_" + std::to_string(v));
-  }
-  for (int j = 1; j < columns; ++j) {
-    start_time[j] = m.addContinuous(0, 1.0, "SubgraphStart_" + std::to_string(j));
-    finish_time[j] = m.addContinuous(0, 1.0, "SubgraphFinish_" + std::to_string(j));
-  }
-  const Var total = out.total = m.addContinuous(std::min(t(in.floor), 1.0), 1.0, "TotalLatency");
-
+void addDurationRows(mip::Model& m, const Problem& problem, const LatencyModelInput& in, const VarGrid& x,
+                     const NetCommVars& comm, const SlotTimes& times) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(g);
+  const int q = in.q, columns = in.columns;
+  auto t = [unit = in.unit](double time) { return time / unit; };
   // (7) SubgraphFinish = SubgraphStart + in-transfers + compute + out-transfers, the compute at the
   // slot's accelerator's kind.
   for (int j = 1; j < columns; ++j) {
@@ -97,13 +121,16 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
       if (comm.in[i][j].index >= 0) duration.add(comm.in[i][j], c);
       if (comm.out[i][j].index >= 0) duration.add(comm.out[i][j], c);
     }
-    m.addEq(finish_time[j], LinExpr(start_time[j]) + duration, "finish_" + std::to_string(j));
-    m.addGe(total, finish_time[j], "total_finish");
+    m.addEq(times.finish[j], LinExpr(times.start[j]) + duration, "finish_" + std::to_string(j));
+    m.addGe(times.total, times.finish[j], "total_finish");
   }
+}
 
+void addStartRows(mip::Model& m, const Problem& problem, int columns, const VarGrid& x,
+                  const NetCommVars& comm, const SlotTimes& times, const EdgeSet& edges) {
   // (6) a slot starts once every input is in CPU memory: through the net's CommIn where the net
   // covers the edge, else through the edge's x_vj - x_uj.
-  std::set<std::pair<Vertex, Vertex>> covered;
+  EdgeSet covered;
   for (std::size_t i = 0; i < problem.nets.size(); ++i) {
     const Net& net = problem.nets[i];
     if (net.cost == 0) continue;
@@ -111,22 +138,27 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
       covered.emplace(net.source, s);
     for (int j = 1; j < columns; ++j) {
       if (comm.in[i][j].index < 0) continue;
-      m.addGe(start_time[j], LinExpr(latency[net.source]) - (1.0 - LinExpr(comm.in[i][j])), "start_net");
+      m.addGe(times.start[j], LinExpr(times.latency[net.source]) - (1.0 - LinExpr(comm.in[i][j])),
+              "start_net");
     }
-  }
-  std::set<std::pair<Vertex, Vertex>> edges;
-  for (auto [it, end] = boost::edges(g); it != end; ++it) {
-    const Vertex u = boost::source(*it, g), v = boost::target(*it, g);
-    if (u != v) edges.emplace(u, v);
   }
   for (const auto& [u, v] : edges) {
     if (covered.count({u, v})) continue;
     for (int j = 1; j < columns; ++j) {
       if (x[v][j].index < 0) continue;
-      m.addGe(start_time[j], LinExpr(latency[u]) - (1.0 - term(x, v, j) + term(x, u, j)), "start_edge");
+      m.addGe(times.start[j], LinExpr(times.latency[u]) - (1.0 - term(x, v, j) + term(x, u, j)),
+              "start_edge");
     }
   }
+}
 
+void addPrecedenceRows(mip::Model& m, const Problem& problem, const LatencyModelInput& in, const VarGrid& x,
+                       const SlotTimes& times, const EdgeSet& edges) {
+  const OpGraph& g = problem.graph;
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(g);
+  const int columns = in.columns;
+  auto t = [unit = in.unit](double time) { return time / unit; };
   // (8), (9) with the accelerator case folded in: a node starts after its predecessors, takes p_cpu
   // on the CPU, and at least its fastest kind's time in a slot when its predecessor is on the CPU. A source
   // on the CPU finishes after p_cpu, stated against a time origin rather than as Latency_v >= p_cpu x_v0:
@@ -138,38 +170,45 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
   for (const auto& [u, v] : edges) {
     has_successor[u] = true;
     has_predecessor[v] = true;
-    LinExpr after = latency[u];
+    LinExpr after = times.latency[u];
     if (x[v][0].index >= 0) after.add(x[v][0], t(g[v].p_cpu));
-    m.addGe(latency[v], after, "precedence");
+    m.addGe(times.latency[v], after, "precedence");
     double fastest = g[v].p_acc;
     for (int kind = 1; kind < devices.kindCount(); ++kind)
       fastest = std::min(fastest, g[v].accTime(kind));
     if (x[u][0].index >= 0 && x[v][0].index >= 0 && in.on_accelerator(v) && fastest > 0) {
-      m.addGe(latency[v], LinExpr(latency[u]) + t(fastest) * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
+      m.addGe(times.latency[v],
+              LinExpr(times.latency[u]) + t(fastest) * (LinExpr(x[u][0]) - LinExpr(x[v][0])),
               "precedence_acc");
     }
   }
   for (Vertex v = 0; v < n; ++v) {
     if (!has_predecessor[v] && x[v][0].index >= 0)
-      m.addGe(latency[v], LinExpr(origin) + t(g[v].p_cpu) * term(x, v, 0), "cpu_time");
-    if (!has_successor[v]) m.addGe(total, latency[v], "total");
+      m.addGe(times.latency[v], LinExpr(origin) + t(g[v].p_cpu) * term(x, v, 0), "cpu_time");
+    if (!has_successor[v]) m.addGe(times.total, times.latency[v], "total");
     // (10): the outputs of a slot's nodes are in CPU memory when the slot finishes. Sinks need no
     // row: TotalLatency >= SubgraphFinish covers them.
     if (!has_successor[v]) continue;
     for (int j = 1; j < columns; ++j) {
       if (x[v][j].index < 0) continue;
-      m.addGe(latency[v], LinExpr(finish_time[j]) - (1.0 - LinExpr(x[v][j])), "latency_slot");
+      m.addGe(times.latency[v], LinExpr(times.finish[j]) - (1.0 - LinExpr(x[v][j])), "latency_slot");
     }
   }
+}
 
+void addSlotOrderRows(mip::Model& m, const Problem& problem, const LatencyModelInput& in, const VarGrid& x,
+                      const SlotTimes& times, std::vector<Var>& slot_used) {
+  const DeviceSet& devices = problem.devices;
+  const std::size_t n = boost::num_vertices(problem.graph);
+  const int k = devices.accelerators;
+  const int q = in.q, columns = in.columns;
   // (14) one subgraph at a time per accelerator, slots in index order.
   for (int j = 1; j < columns; ++j) {
-    if ((j - 1) % q != 0) m.addGe(start_time[j], finish_time[j - 1], "sequence");
+    if ((j - 1) % q != 0) m.addGe(times.start[j], times.finish[j - 1], "sequence");
   }
 
   // Symmetry: within an accelerator the used slots come first; across accelerators of a kind,
   // accelerator a+1 holds a node only if accelerator a holds an earlier one.
-  std::vector<Var>& slot_used = out.slot_used;
   slot_used.assign(columns, Var{});
   if (in.symmetry_breaking && q > 1) {
     for (int j = 1; j < columns; ++j) {
@@ -194,12 +233,12 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
     for (Vertex v : in.order) {
       for (int a = 1; a < k; ++a) {
         if (devices.kindOf(a) != devices.kindOf(a - 1)) continue;  // the first of its kind
-        LinExpr here = X(v, a);
+        LinExpr here = onAccelerator(x, v, a, q);
         if (!here.terms().empty())
           m.addLe(here, opened[a - 1], "sym_" + std::to_string(v) + "_" + std::to_string(a));
       }
       for (int a = 0; a + 1 < k; ++a) {
-        LinExpr here = X(v, a);
+        LinExpr here = onAccelerator(x, v, a, q);
         if (here.terms().empty()) continue;
         const Var next = m.addContinuous(0, 1, "opened_" + std::to_string(v) + "_" + std::to_string(a));
         m.addLe(next, opened[a] + here, "opened");
@@ -207,8 +246,32 @@ LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& 
       }
     }
   }
+}
 
-  m.minimize(total);
+}  // namespace
+
+LatencyModel buildLatencyModel(const Problem& problem, const LatencyModelInput& in) {
+  LatencyModel out;
+  mip::Model& m = out.m;
+  out.x = addAssignmentVariables(m, problem, in.allowed, in.columns, /*share_colocated=*/in.q == 1);
+  const VarGrid& x = out.x;
+  addColocationRows(m, in, x, problem.devices.accelerators);
+  addSlotMemoryRows(m, problem, x, in.q);
+  // (2) contiguity of every slot.
+  std::vector<std::vector<int>> slot_groups;
+  for (int j = 1; j < in.columns; ++j)
+    slot_groups.push_back({j});
+  addContiguityRows(m, problem, x, slot_groups, EdgeSide::Both);
+  // (4), (5): CommIn / CommOut per net and slot.
+  const NetCommVars comm = addNetCommVars(m, problem, x, 1, in.columns);
+  const SlotTimes times = addTimeVariables(m, boost::num_vertices(problem.graph), in);
+  const EdgeSet edges = distinctEdges(problem.graph);
+  addDurationRows(m, problem, in, x, comm, times);
+  addStartRows(m, problem, in.columns, x, comm, times, edges);
+  addPrecedenceRows(m, problem, in, x, times, edges);
+  addSlotOrderRows(m, problem, in, x, times, out.slot_used);
+  out.total = times.total;
+  m.minimize(times.total);
   return out;
 }
 
