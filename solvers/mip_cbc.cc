@@ -295,6 +295,190 @@ std::mutex& cbcMutex() {
   return mutex;
 }
 
+// The result being built and how a call ends: with CBC's answer, or falling back on the completed
+// start when the search ends without an incumbent of its own.
+struct Ending {
+  Result& result;
+  const Options& options;
+  const Run& run;
+  const std::vector<double>& start_values;
+  double start_objective;
+
+  Result finish() {
+    result.seconds = secondsSince(run.deadline.start);
+    return result;
+  }
+  Result withStart(Status without_start, std::string message) {
+    result.message = std::move(message);
+    result.bound = std::max(result.bound, options.known_bound);
+    result.values.clear();
+    result.objective = kUnbounded;
+    if (!start_values.empty()) {
+      result.set(Status::Feasible);
+      result.values = start_values;
+      result.objective = start_objective;
+      result.bound = std::min(result.bound, result.objective);
+      result.gap = relativeGap(result.objective, result.bound);
+      result.start_used = true;
+    } else {
+      result.set(without_start);
+      result.gap = kUnbounded;
+    }
+    return finish();
+  }
+};
+
+// A model without integer variables: Clp alone.
+Result solveWithoutIntegers(const Model& model, OsiClpSolverInterface& solver, Run& run, Ending& end) {
+  Result& result = end.result;
+  std::vector<double> values;
+  switch (solveLp(solver, run.deadline, values)) {
+    case LpEnd::Optimal:
+      result.set(Status::Optimal);
+      result.values = std::move(values);
+      result.objective = result.bound = model.objectiveValue(result.values);
+      result.gap = 0;
+      return end.finish();
+    case LpEnd::Infeasible:
+      result.set(Status::Infeasible);
+      result.message = "the LP is infeasible";
+      return end.finish();
+    case LpEnd::Unbounded:
+      result.message = "the LP is unbounded";
+      return end.finish();
+    case LpEnd::Stopped:
+      result.interrupted = run.deadline.interrupted();
+      return end.withStart(Status::NoSolution,
+                           result.interrupted ? "interrupted in the LP" : "time limit reached in the LP");
+    case LpEnd::Failed:
+      result.message = "Clp could not solve the LP";
+      return end.finish();
+  }
+  return end.finish();  // not reached: every case returns
+}
+
+// CbcMain1's arguments, as for the cbc program. Its cutoff increment (1e-5 by default, absolute)
+// would let "optimal" be that far above the optimum, more than a bound may be off; CBC still raises
+// it where the objective's coefficients show a larger step.
+std::vector<std::string> cbcArguments(const Options& options, const Run& run) {
+  std::vector<std::string> args = {"cbc", "-log", "0", "-slog", "0", "-timeMode", "elapsed",
+                                   "-threads", "0", "-ratioGap", number(std::max(0.0, options.mip_gap)),
+                                   "-increment", "1e-9"};
+  const double remaining = options.time_limit - secondsSince(run.deadline.start);
+  if (std::isfinite(remaining)) {
+    args.push_back("-seconds");
+    args.push_back(number(std::max(remaining, 0.01)));
+  }
+  if (!options.feasibility_pump) {
+    args.push_back("-feasibilityPump");
+    args.push_back("off");
+  }
+  if (!options.cuts) {
+    args.push_back("-cuts");
+    args.push_back("off");
+  }
+  // No integer preprocessing and no LP presolve for the root LP: neither raises events, so neither
+  // could be stopped (see the top of the file).
+  args.push_back("-preprocess");
+  args.push_back("off");
+  args.push_back("-presolve");
+  args.push_back("off");
+  args.push_back("-solve");
+  args.push_back("-quit");
+  return args;
+}
+
+// What CBC's search came to (cbc.status(), its secondary status, its incumbent and bound), read into
+// the result: optimal, feasible with a gap, infeasible, or the start when CBC did worse or nothing.
+Result readOutcome(const Model& model, CbcModel& cbc, Run& run, Ending& end) {
+  Result& result = end.result;
+  const Options& options = end.options;
+  const std::vector<double>& start_values = end.start_values;
+  const double start_objective = end.start_objective;
+  const int n = model.numVars();
+  const int status = cbc.status(), secondary = cbc.secondaryStatus();
+  // A flag set at the very end may have cut an LP short, as one set earlier: either way interrupted.
+  result.interrupted = run.deadline.interrupted();
+  result.nodes = cbc.getNodeCount();
+  result.start_used = run.start_held;
+  const double cbc_bound = fromCoin(cbc.getBestPossibleObjValue());
+  result.bound = std::max(run.bound, options.known_bound);
+  if (!run.stopped && !run.deadline.reached() && std::isfinite(cbc_bound))
+    result.bound = std::max(result.bound, cbc_bound + run.offset);
+  if (run.aborted_before_search) {
+    return end.withStart(Status::NoSolution, result.interrupted ? "interrupted before branch-and-cut"
+                                                                : "time limit reached before branch-and-cut");
+  }
+
+  // The incumbent, on the model's own columns, as CBC's search kept it (the solver's own values may
+  // come from an LP cut short at the deadline).
+  if (run.best.empty() && cbc.bestSolution() != nullptr) run.best.assign(cbc.bestSolution(), cbc.bestSolution() + n);
+  const bool has_incumbent = !run.best.empty();
+  if (has_incumbent) {
+    result.values = run.best;
+    if (model.maxViolation(result.values) > 1e-5) {
+      result.values.clear();
+      result.message = "CBC's incumbent violates the model; ";
+    }
+  }
+  const bool incumbent = !result.values.empty();
+  if (incumbent) result.objective = model.objectiveValue(result.values);
+  // Never worse than the start: CBC may decline it or lose it.
+  const bool start_better =
+      !start_values.empty() && (!incumbent || start_objective < result.objective - 1e-9 * std::abs(start_objective));
+  // Past the deadline CBC's conclusions are not trusted: an LP cut short there may have closed a node
+  // as infeasible, and with it the tree.
+  const bool cut_short = run.stopped || run.deadline.reached();
+
+  if (!cut_short && status == 0 && secondary == 7) {
+    result.call = Call::Error;
+    result.message += "the LP relaxation is unbounded";
+    return end.finish();
+  }
+  if (!cut_short && status == 0 && incumbent && !start_better) {
+    result.set(Status::Optimal);
+    // Tree exhausted: the incumbent is the optimum; stopped on the gap: the bound CBC proved.
+    if (secondary != 2 || options.mip_gap <= 0) result.bound = result.objective;
+    result.bound = std::min(result.bound, result.objective);
+    result.gap = relativeGap(result.objective, result.bound);
+    return end.finish();
+  }
+  if (!cut_short && status == 0 && !has_incumbent && (secondary == 0 || secondary == 1)) {
+    if (start_values.empty()) {
+      result.set(Status::Infeasible);
+      result.message = "no integer solution exists";
+      return end.finish();
+    }
+    return end.withStart(Status::Infeasible,
+                         "CBC found no solution although the start is feasible (within 1e-6): the start is "
+                         "returned");
+  }
+  if (cut_short || status == 0 || status == 1 || status == 5) {
+    const std::string why = result.interrupted ? "interrupted"
+                            : cut_short        ? "time limit reached"
+                            : status == 0      ? "CBC's incumbent was worse than the start"
+                                               : "stopped by CBC (status " + std::to_string(status) + "/" +
+                                                     std::to_string(secondary) + ")";
+    if (incumbent && !start_better) {
+      result.set(Status::Feasible);
+      result.bound = std::min(result.bound, result.objective);
+      result.gap = relativeGap(result.objective, result.bound);
+      result.message += why;
+      return end.finish();
+    }
+    return end.withStart(Status::NoSolution,
+                         result.message + (incumbent ? why : why + " before any solution was found"));
+  }
+  result.call = Call::Error;
+  result.message += status == 2 ? "CBC abandoned the search (numerical difficulties)"
+                                : "CBC ended with status " + std::to_string(status) + "/" + std::to_string(secondary);
+  if (incumbent) {
+    result.bound = std::min(result.bound, result.objective);
+    result.gap = relativeGap(result.objective, result.bound);
+  }
+  return end.finish();
+}
+
 }  // namespace
 
 bool cbcBuilt() {
@@ -328,29 +512,7 @@ Result solveCbc(const Model& model, const Options& options) {
   const double start_objective = start_values.empty() ? kUnbounded : model.objectiveValue(start_values);
   run.start_objective = start_objective - run.offset;
 
-  auto finish = [&] {
-    result.seconds = secondsSince(run.deadline.start);
-    return result;
-  };
-  // Falls back to the start when the search itself ends without an incumbent of its own.
-  auto finishWithStart = [&](Status without_start, std::string message) {
-    result.message = std::move(message);
-    result.bound = std::max(result.bound, options.known_bound);
-    result.values.clear();
-    result.objective = kUnbounded;
-    if (!start_values.empty()) {
-      result.set(Status::Feasible);
-      result.values = start_values;
-      result.objective = start_objective;
-      result.bound = std::min(result.bound, result.objective);
-      result.gap = relativeGap(result.objective, result.bound);
-      result.start_used = true;
-    } else {
-      result.set(without_start);
-      result.gap = kUnbounded;
-    }
-    return finish();
-  };
+  Ending end{result, options, run, start_values, start_objective};
 
   if (n == 0) {
     // Nothing to choose: the rows hold or they do not.
@@ -362,39 +524,15 @@ Result solveCbc(const Model& model, const Options& options) {
       result.objective = result.bound = run.offset;
       result.gap = 0;
     }
-    return finish();
+    return end.finish();
   }
   if (run.deadline.interrupted()) {
     result.interrupted = true;
-    return finishWithStart(Status::NoSolution, "interrupted before the search");
+    return end.withStart(Status::NoSolution, "interrupted before the search");
   }
-  if (options.time_limit <= 0) return finishWithStart(Status::NoSolution, "no time to search (time limit 0)");
+  if (options.time_limit <= 0) return end.withStart(Status::NoSolution, "no time to search (time limit 0)");
 
-  if (model.numIntegerVars() == 0) {
-    std::vector<double> values;
-    switch (solveLp(solver, run.deadline, values)) {
-      case LpEnd::Optimal:
-        result.set(Status::Optimal);
-        result.values = std::move(values);
-        result.objective = result.bound = model.objectiveValue(result.values);
-        result.gap = 0;
-        return finish();
-      case LpEnd::Infeasible:
-        result.set(Status::Infeasible);
-        result.message = "the LP is infeasible";
-        return finish();
-      case LpEnd::Unbounded:
-        result.message = "the LP is unbounded";
-        return finish();
-      case LpEnd::Stopped:
-        result.interrupted = run.deadline.interrupted();
-        return finishWithStart(Status::NoSolution,
-                               result.interrupted ? "interrupted in the LP" : "time limit reached in the LP");
-      case LpEnd::Failed:
-        result.message = "Clp could not solve the LP";
-        return finish();
-    }
-  }
+  if (model.numIntegerVars() == 0) return solveWithoutIntegers(model, solver, run, end);
 
   // Every LP of the search (copies of this one) stops at the deadline: the root LP, the nodes', the
   // heuristics' (a dive raises no CBC event and looks at no clock but its own), the final ones.
@@ -413,33 +551,7 @@ Result solveCbc(const Model& model, const Options& options) {
   silence(*dynamic_cast<OsiClpSolverInterface*>(cbc.solver()), &silent);
   cbc.setLogLevel(0);
 
-  // CbcMain1's arguments, as for the cbc program. Its cutoff increment (1e-5 by default, absolute)
-  // would let "optimal" be that far above the optimum, more than a bound may be off; CBC still
-  // raises it where the objective's coefficients show a larger step.
-  std::vector<std::string> args = {"cbc", "-log", "0", "-slog", "0", "-timeMode", "elapsed",
-                                   "-threads", "0", "-ratioGap", number(std::max(0.0, options.mip_gap)),
-                                   "-increment", "1e-9"};
-  const double remaining = options.time_limit - secondsSince(run.deadline.start);
-  if (std::isfinite(remaining)) {
-    args.push_back("-seconds");
-    args.push_back(number(std::max(remaining, 0.01)));
-  }
-  if (!options.feasibility_pump) {
-    args.push_back("-feasibilityPump");
-    args.push_back("off");
-  }
-  if (!options.cuts) {
-    args.push_back("-cuts");
-    args.push_back("off");
-  }
-  // No integer preprocessing and no LP presolve for the root LP: neither raises events, so neither
-  // could be stopped (see the top of the file).
-  args.push_back("-preprocess");
-  args.push_back("off");
-  args.push_back("-presolve");
-  args.push_back("off");
-  args.push_back("-solve");
-  args.push_back("-quit");
+  const std::vector<std::string> args = cbcArguments(options, run);
   std::vector<const char*> argv;
   for (const std::string& a : args)
     argv.push_back(a.c_str());
@@ -448,87 +560,7 @@ Result solveCbc(const Model& model, const Options& options) {
   CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, driverCallback, data);
   current_run = nullptr;
 
-  const int status = cbc.status(), secondary = cbc.secondaryStatus();
-  // A flag set at the very end may have cut an LP short, as one set earlier: either way interrupted.
-  result.interrupted = run.deadline.interrupted();
-  result.nodes = cbc.getNodeCount();
-  result.start_used = run.start_held;
-  const double cbc_bound = fromCoin(cbc.getBestPossibleObjValue());
-  result.bound = std::max(run.bound, options.known_bound);
-  if (!run.stopped && !run.deadline.reached() && std::isfinite(cbc_bound))
-    result.bound = std::max(result.bound, cbc_bound + run.offset);
-  if (run.aborted_before_search) {
-    return finishWithStart(Status::NoSolution, result.interrupted ? "interrupted before branch-and-cut"
-                                                                  : "time limit reached before branch-and-cut");
-  }
-
-  // The incumbent, on the model's own columns, as CBC's search kept it (the solver's own values may
-  // come from an LP cut short at the deadline).
-  if (run.best.empty() && cbc.bestSolution() != nullptr) run.best.assign(cbc.bestSolution(), cbc.bestSolution() + n);
-  const bool has_incumbent = !run.best.empty();
-  if (has_incumbent) {
-    result.values = run.best;
-    if (model.maxViolation(result.values) > 1e-5) {
-      result.values.clear();
-      result.message = "CBC's incumbent violates the model; ";
-    }
-  }
-  const bool incumbent = !result.values.empty();
-  if (incumbent) result.objective = model.objectiveValue(result.values);
-  // Never worse than the start: CBC may decline it or lose it.
-  const bool start_better =
-      !start_values.empty() && (!incumbent || start_objective < result.objective - 1e-9 * std::abs(start_objective));
-  // Past the deadline CBC's conclusions are not trusted: an LP cut short there may have closed a node
-  // as infeasible, and with it the tree.
-  const bool cut_short = run.stopped || run.deadline.reached();
-
-  if (!cut_short && status == 0 && secondary == 7) {
-    result.call = Call::Error;
-    result.message += "the LP relaxation is unbounded";
-    return finish();
-  }
-  if (!cut_short && status == 0 && incumbent && !start_better) {
-    result.set(Status::Optimal);
-    // Tree exhausted: the incumbent is the optimum; stopped on the gap: the bound CBC proved.
-    if (secondary != 2 || options.mip_gap <= 0) result.bound = result.objective;
-    result.bound = std::min(result.bound, result.objective);
-    result.gap = relativeGap(result.objective, result.bound);
-    return finish();
-  }
-  if (!cut_short && status == 0 && !has_incumbent && (secondary == 0 || secondary == 1)) {
-    if (start_values.empty()) {
-      result.set(Status::Infeasible);
-      result.message = "no integer solution exists";
-      return finish();
-    }
-    return finishWithStart(Status::Infeasible,
-                           "CBC found no solution although the start is feasible (within 1e-6): the start is "
-                           "returned");
-  }
-  if (cut_short || status == 0 || status == 1 || status == 5) {
-    const std::string why = result.interrupted ? "interrupted"
-                            : cut_short        ? "time limit reached"
-                            : status == 0      ? "CBC's incumbent was worse than the start"
-                                               : "stopped by CBC (status " + std::to_string(status) + "/" +
-                                                     std::to_string(secondary) + ")";
-    if (incumbent && !start_better) {
-      result.set(Status::Feasible);
-      result.bound = std::min(result.bound, result.objective);
-      result.gap = relativeGap(result.objective, result.bound);
-      result.message += why;
-      return finish();
-    }
-    return finishWithStart(Status::NoSolution,
-                           result.message + (incumbent ? why : why + " before any solution was found"));
-  }
-  result.call = Call::Error;
-  result.message += status == 2 ? "CBC abandoned the search (numerical difficulties)"
-                                : "CBC ended with status " + std::to_string(status) + "/" + std::to_string(secondary);
-  if (incumbent) {
-    result.bound = std::min(result.bound, result.objective);
-    result.gap = relativeGap(result.objective, result.bound);
-  }
-  return finish();
+  return readOutcome(model, cbc, run, end);
 }
 
 }  // namespace placer::mip
