@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "solvers/mip_backends.h"
 
@@ -14,6 +15,25 @@ namespace placer::mip {
 void appendTerms(std::map<int, double>& merged, const LinExpr& e, double sign) {
   for (const auto& [column, coefficient] : e.terms())
     merged[column] += sign * coefficient;
+}
+
+void endWithStart(Result& result, const Options& options, const std::vector<double>& start_values,
+                  double start_objective, Status without_start, std::string message) {
+  result.message = std::move(message);
+  result.bound = std::max(result.bound, options.known_bound);
+  result.values.clear();
+  result.objective = kUnbounded;
+  if (!start_values.empty()) {
+    result.set(Status::Feasible);
+    result.values = start_values;
+    result.objective = start_objective;
+    result.bound = std::min(result.bound, result.objective);
+    result.gap = relativeGap(result.objective, result.bound);
+    result.start_used = true;
+  } else {
+    result.set(without_start);
+    result.gap = kUnbounded;
+  }
 }
 
 LinExpr& LinExpr::operator+=(const LinExpr& other) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "solvers/mip.h"
 
@@ -14,6 +16,12 @@ namespace placer::mip {
 
 // Adds sign × e's terms to `merged`, by column.
 void appendTerms(std::map<int, double>& merged, const LinExpr& e, double sign);
+
+// How a backend's call ends when its search has no incumbent of its own: with the completed start
+// (`start_values`, of objective `start_objective`; empty when there is none) as a Feasible result
+// within the known bound, else with `without_start`; `message` says why. Sets all but the seconds.
+void endWithStart(Result& result, const Options& options, const std::vector<double>& start_values,
+                  double start_objective, Status without_start, std::string message);
 
 Result solveGlpk(const Model& model, const Options& options);
 

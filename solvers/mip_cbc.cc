@@ -309,21 +309,7 @@ struct Ending {
     return result;
   }
   Result withStart(Status without_start, std::string message) {
-    result.message = std::move(message);
-    result.bound = std::max(result.bound, options.known_bound);
-    result.values.clear();
-    result.objective = kUnbounded;
-    if (!start_values.empty()) {
-      result.set(Status::Feasible);
-      result.values = start_values;
-      result.objective = start_objective;
-      result.bound = std::min(result.bound, result.objective);
-      result.gap = relativeGap(result.objective, result.bound);
-      result.start_used = true;
-    } else {
-      result.set(without_start);
-      result.gap = kUnbounded;
-    }
+    endWithStart(result, options, start_values, start_objective, without_start, std::move(message));
     return finish();
   }
 };

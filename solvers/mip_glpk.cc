@@ -208,6 +208,99 @@ int milliseconds(double seconds) {
   return static_cast<int>(std::clamp(seconds * 1000.0, 1.0, 2.0e9));
 }
 
+// The LP relaxation at the root: it gives the search its first bound and, without integer variables,
+// the answer. Returns true when the call ends with it (`result` is final but for the seconds).
+bool solveRootLp(const Model& model, glp_prob* p, const Options& options, Clock::time_point start,
+                 const std::vector<double>& start_values, double start_objective, Result& result) {
+  glp_smcp lp;
+  glp_init_smcp(&lp);
+  lp.msg_lev = GLP_MSG_OFF;
+  lp.presolve = GLP_OFF;
+  const int lp_code = simplexInSlices(p, lp, options.time_limit - secondsSince(start), options.stop);
+  if (lp_code == GLP_ETMLIM) {
+    result.interrupted = isSet(options.stop);
+    endWithStart(result, options, start_values, start_objective, Status::NoSolution,
+                 result.interrupted ? "interrupted in the LP relaxation"
+                                    : "time limit reached in the LP relaxation");
+    return true;
+  }
+  if (lp_code != 0) {
+    result.message = "GLPK's simplex failed on the LP relaxation (code " + std::to_string(lp_code) + ")";
+    return true;
+  }
+  switch (glp_get_status(p)) {
+    case GLP_OPT:
+      break;
+    case GLP_NOFEAS:
+      result.set(Status::Infeasible);
+      result.message = "the LP relaxation is infeasible";
+      return true;
+    case GLP_UNBND:
+      result.message = "the LP relaxation is unbounded";
+      return true;
+    default:
+      result.message = "GLPK could not solve the LP relaxation";
+      return true;
+  }
+  result.bound = glp_get_obj_val(p);
+  if (model.numIntegerVars() > 0) return false;
+  result.set(Status::Optimal);
+  result.values.resize(model.numVars());
+  for (int j = 0; j < model.numVars(); ++j)
+    result.values[j] = glp_get_col_prim(p, j + 1);
+  result.objective = result.bound;
+  result.gap = 0;
+  return true;
+}
+
+// What glp_intopt came to (its return `code` and the problem's MIP status), read into the result:
+// optimal, feasible with a gap, infeasible, the start when the search found nothing, or a failure.
+void readSearch(const Model& model, glp_prob* p, int code, const CallbackState& state, const Options& options,
+                const std::vector<double>& start_values, double start_objective, Result& result) {
+  result.nodes = state.nodes;
+  result.interrupted = state.interrupted;
+  result.start_used = state.start_used;
+  const int mip_status = glp_mip_status(p);
+  const bool has_incumbent = mip_status == GLP_OPT || mip_status == GLP_FEAS;
+  if (has_incumbent) {
+    result.values.resize(model.numVars());
+    for (int j = 0; j < model.numVars(); ++j)
+      result.values[j] = glp_mip_col_val(p, j + 1);
+    result.objective = glp_mip_obj_val(p);
+  }
+  result.bound = std::max(state.bound, options.known_bound);
+  // glp_intopt ends with GLP_EMIPGAP when the gap tolerance is met: an incumbent within the gap.
+  if ((code == 0 && mip_status == GLP_OPT) || (code == GLP_EMIPGAP && has_incumbent)) {
+    result.set(Status::Optimal);
+    // The search ended: either the tree is exhausted (the incumbent is the optimum) or the gap
+    // tolerance was met (the last best-node bound stands).
+    if (options.mip_gap <= 0) result.bound = result.objective;
+    result.bound = std::min(result.bound, result.objective);
+    result.gap = relativeGap(result.objective, result.bound);
+    return;
+  }
+  if (code == 0 && mip_status == GLP_NOFEAS) {
+    result.set(Status::Infeasible);
+    result.message = "no integer solution exists";
+    return;
+  }
+  if (code == GLP_ETMLIM || code == GLP_ESTOP) {
+    if (has_incumbent) {
+      result.set(Status::Feasible);
+      result.bound = std::min(result.bound, result.objective);
+      result.gap = relativeGap(result.objective, result.bound);
+      result.message = state.interrupted ? "interrupted" : "time limit reached";
+      return;
+    }
+    endWithStart(result, options, start_values, start_objective, Status::NoSolution,
+                 state.interrupted ? "interrupted before any solution was found"
+                                   : "time limit reached before any solution was found");
+    return;
+  }
+  result.call = Call::Error;
+  result.message = "GLPK's branch-and-cut failed (code " + std::to_string(code) + ")";
+}
+
 }  // namespace
 
 Result solveGlpk(const Model& model, const Options& options) {
@@ -224,20 +317,10 @@ Result solveGlpk(const Model& model, const Options& options) {
     start_values = completeStart(model, p, options.start, kUnbounded, options.stop);
     result.start_feasible = !start_values.empty();
   }
+  const double start_objective = start_values.empty() ? kUnbounded : model.objectiveValue(start_values);
   // Falls back to the start when the search itself ends without an incumbent of its own.
   auto finishWithStart = [&](Status without_start, std::string message) {
-    result.message = std::move(message);
-    result.bound = std::max(result.bound, options.known_bound);
-    if (!start_values.empty()) {
-      result.set(Status::Feasible);
-      result.values = start_values;
-      result.objective = model.objectiveValue(start_values);
-      result.bound = std::min(result.bound, result.objective);
-      result.gap = relativeGap(result.objective, result.bound);
-      result.start_used = true;
-    } else {
-      result.set(without_start);
-    }
+    endWithStart(result, options, start_values, start_objective, without_start, std::move(message));
     result.seconds = secondsSince(start);
     return result;
   };
@@ -247,48 +330,7 @@ Result solveGlpk(const Model& model, const Options& options) {
     return finishWithStart(Status::NoSolution, "interrupted before the search");
   }
   if (options.time_limit <= 0) return finishWithStart(Status::NoSolution, "no time to search (time limit 0)");
-
-  glp_smcp lp;
-  glp_init_smcp(&lp);
-  lp.msg_lev = GLP_MSG_OFF;
-  lp.presolve = GLP_OFF;
-  const int lp_code = simplexInSlices(p, lp, options.time_limit - secondsSince(start), options.stop);
-  if (lp_code == GLP_ETMLIM) {
-    result.interrupted = isSet(options.stop);
-    return finishWithStart(Status::NoSolution, result.interrupted
-                                                   ? "interrupted in the LP relaxation"
-                                                   : "time limit reached in the LP relaxation");
-  }
-  if (lp_code != 0) {
-    result.message = "GLPK's simplex failed on the LP relaxation (code " + std::to_string(lp_code) + ")";
-    result.seconds = secondsSince(start);
-    return result;
-  }
-  switch (glp_get_status(p)) {
-    case GLP_OPT:
-      break;
-    case GLP_NOFEAS:
-      result.set(Status::Infeasible);
-      result.message = "the LP relaxation is infeasible";
-      result.seconds = secondsSince(start);
-      return result;
-    case GLP_UNBND:
-      result.message = "the LP relaxation is unbounded";
-      result.seconds = secondsSince(start);
-      return result;
-    default:
-      result.message = "GLPK could not solve the LP relaxation";
-      result.seconds = secondsSince(start);
-      return result;
-  }
-  result.bound = glp_get_obj_val(p);
-  if (model.numIntegerVars() == 0) {
-    result.set(Status::Optimal);
-    result.values.resize(model.numVars());
-    for (int j = 0; j < model.numVars(); ++j)
-      result.values[j] = glp_get_col_prim(p, j + 1);
-    result.objective = result.bound;
-    result.gap = 0;
+  if (solveRootLp(model, p, options, start, start_values, start_objective, result)) {
     result.seconds = secondsSince(start);
     return result;
   }
@@ -317,48 +359,8 @@ Result solveGlpk(const Model& model, const Options& options) {
   mip.fp_heur = options.feasibility_pump ? GLP_ON : GLP_OFF;
   mip.mir_cuts = options.cuts ? GLP_ON : GLP_OFF;
   const int code = glp_intopt(p, &mip);
-  result.nodes = state.nodes;
-  result.interrupted = state.interrupted;
-  result.start_used = state.start_used;
+  readSearch(model, p, code, state, options, start_values, start_objective, result);
   result.seconds = secondsSince(start);
-  const int mip_status = glp_mip_status(p);
-  const bool has_incumbent = mip_status == GLP_OPT || mip_status == GLP_FEAS;
-  if (has_incumbent) {
-    result.values.resize(model.numVars());
-    for (int j = 0; j < model.numVars(); ++j)
-      result.values[j] = glp_mip_col_val(p, j + 1);
-    result.objective = glp_mip_obj_val(p);
-  }
-  result.bound = std::max(state.bound, options.known_bound);
-  // glp_intopt ends with GLP_EMIPGAP when the gap tolerance is met: an incumbent within the gap.
-  if ((code == 0 && mip_status == GLP_OPT) || (code == GLP_EMIPGAP && has_incumbent)) {
-    result.set(Status::Optimal);
-    // The search ended: either the tree is exhausted (the incumbent is the optimum) or the gap
-    // tolerance was met (the last best-node bound stands).
-    if (options.mip_gap <= 0) result.bound = result.objective;
-    result.bound = std::min(result.bound, result.objective);
-    result.gap = relativeGap(result.objective, result.bound);
-    return result;
-  }
-  if (code == 0 && mip_status == GLP_NOFEAS) {
-    result.set(Status::Infeasible);
-    result.message = "no integer solution exists";
-    return result;
-  }
-  if (code == GLP_ETMLIM || code == GLP_ESTOP) {
-    if (has_incumbent) {
-      result.set(Status::Feasible);
-      result.bound = std::min(result.bound, result.objective);
-      result.gap = relativeGap(result.objective, result.bound);
-      result.message = state.interrupted ? "interrupted" : "time limit reached";
-      return result;
-    }
-    return finishWithStart(Status::NoSolution, state.interrupted
-                                                   ? "interrupted before any solution was found"
-                                                   : "time limit reached before any solution was found");
-  }
-  result.call = Call::Error;
-  result.message = "GLPK's branch-and-cut failed (code " + std::to_string(code) + ")";
   return result;
 }
 
