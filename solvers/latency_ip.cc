@@ -167,9 +167,10 @@ std::vector<int> scheduleStages(const Problem& problem, const std::vector<int>& 
   return stage_of;
 }
 
-}  // namespace
-
-Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::vector<int>& slot_of, int q) {
+// Why `slot_of` is no slot assignment of a latency program with q slots per accelerator (a slot out
+// of range, a slot not contiguous, a cyclic graph); ok when it is one. `used` says which columns
+// hold a node.
+Status checkSlots(const Problem& problem, const std::vector<int>& slot_of, int q, std::vector<char>& used) {
   const OpGraph& g = problem.graph;
   const std::size_t n = boost::num_vertices(g);
   const int k = problem.devices.accelerators;
@@ -188,18 +189,24 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
   if (!findCycle(g, false).empty())
     return invalidInput("the graph has a cycle: it has no single-sample latency");
   const std::vector<Vertex> order = nodeOrder(g);
-  std::vector<char> used(columns, 0);
+  used.assign(columns, 0);
   for (Vertex v = 0; v < n; ++v)
     used[slot_of[v]] = 1;
   for (int j = 1; j < columns; ++j) {
     if (used[j] && !contiguous(g, order, slot_of, j))
       return invalidInput(slotName(j, q) + " is not contiguous");
   }
+  return Status::ok();
+}
 
-  // Units: the columns 1..k·q, then one per CPU node.
-  const SlotUnits slot_units = slotUnits(slot_of, columns);
+// Each unit's duration: its nodes' times (a slot's at its accelerator's kind), and for a slot the
+// transfers in and out of it, each net once per slot.
+std::vector<double> unitDurations(const Problem& problem, const std::vector<int>& slot_of, int q,
+                                  const SlotUnits& slot_units) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const int columns = 1 + problem.devices.accelerators * q;
   const std::vector<int>& unit_of = slot_units.unit_of;
-  const std::vector<Vertex>& cpu_node = slot_units.cpu_node;
   const int units = slot_units.count;
   std::vector<double> duration(units, 0);
   for (Vertex v = 0; v < n; ++v)
@@ -220,6 +227,25 @@ Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::v
       if (to < columns) duration[to] += net.cost;
     }
   }
+  return duration;
+}
+
+}  // namespace
+
+Expected<SlotSchedule> evaluateSlotSchedule(const Problem& problem, const std::vector<int>& slot_of, int q) {
+  const OpGraph& g = problem.graph;
+  const std::size_t n = boost::num_vertices(g);
+  const int k = problem.devices.accelerators;
+  std::vector<char> used;
+  if (Status status = checkSlots(problem, slot_of, q, used); !status) return status;
+  const int columns = 1 + k * q;
+
+  // Units: the columns 1..k·q, then one per CPU node.
+  const SlotUnits slot_units = slotUnits(slot_of, columns);
+  const std::vector<int>& unit_of = slot_units.unit_of;
+  const std::vector<Vertex>& cpu_node = slot_units.cpu_node;
+  const int units = slot_units.count;
+  const std::vector<double> duration = unitDurations(problem, slot_of, q, slot_units);
   std::vector<std::vector<int>> succ(units);
   std::vector<int> waiting(units, 0);
   for (auto [it, end] = boost::edges(g); it != end; ++it) {
