@@ -30,7 +30,7 @@ int firstTrue(int lo, int hi, Pred pred) {
 
 }  // namespace
 
-double Slicer::slice(const std::vector<int>& order, double below, std::vector<Run>* runs) {
+void Slicer::reset(const std::vector<int>& order, double below) {
   const int n = static_cast<int>(order.size());
   const int accs = units_.accelerators, cpus = units_.cpus;
   const int combos = (accs + 1) * (cpus + 1);
@@ -44,9 +44,9 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
   cpu_cache_.assign(n, 0);
   cache_stamp_.assign(n, -1);
   evaluations_ = 0;
-  // Below a finite bound, the cells [combo][j] whose prefix and rest can both fit their devices.
   const bool pruning = below < kInfinity;
   if (pruning) {
+    // Below a finite bound, the cells [combo][j] whose prefix and rest can both fit their devices.
     live_.assign(combos * stride, 0);
     CapacityRelaxation::Work prefix;
     for (int j = 0; j <= n; ++j) {
@@ -60,23 +60,68 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
       }
     }
   }
-  auto dead = [&](int combo, int j) { return pruning && !live_[combo * stride + j]; };
   for (int k = 0; k < combos; ++k) {
-    if (!dead(k, 0)) best_[k * stride] = 0;  // the empty prefix costs nothing
+    if (!pruning || live_[k * stride]) best_[k * stride] = 0;  // the empty prefix costs nothing
     minima_[k].push_back(0);
   }
-  if (n == 0) {
-    if (runs) runs->clear();
-    return 0;
-  }
-  SegmentCosts costs(units_, order);
-  // Memory only matters when the accelerators cannot hold everything.
+}
+
+bool Slicer::memoryBinds() const {
   double all_memory = 0;
   for (double m : units_.memory)
     all_memory += m;
   for (const auto& w : units_.weights)
     all_memory += w.bytes;
-  const bool memory_binds = all_memory > units_.memory_limit;
+  return all_memory > units_.memory_limit;
+}
+
+void Slicer::pushMinima(int j, std::size_t stride) {
+  for (std::size_t k = 0; k < minima_.size(); ++k) {
+    std::vector<int>& stack = minima_[k];
+    const double v = best_[k * stride + j];
+    while (!stack.empty() && best_[k * stride + stack.back()] >= v)
+      stack.pop_back();
+    stack.push_back(j);
+  }
+}
+
+void Slicer::readRuns(int n, double optimum, std::vector<Run>& runs) const {
+  const int accs = units_.accelerators;
+  const std::size_t stride = static_cast<std::size_t>(n) + 1;
+  auto at = [accs](int c, int a) { return c * (accs + 1) + a; };
+  runs.clear();
+  if (!(optimum < kInfinity)) return;
+  int c = units_.cpus, a = accs, j = n;
+  while (j > 0) {
+    const std::size_t cell = at(c, a) * stride + j;
+    const std::int32_t ch = choice_[cell];
+    if (ch == kUnusedAcc) {
+      --a;
+    } else if (ch == kUnusedCpu) {
+      --c;
+    } else {
+      runs.push_back({ch, j, on_acc_[cell] != 0});
+      (on_acc_[cell] ? a : c) -= 1;
+      j = ch;
+    }
+  }
+  std::reverse(runs.begin(), runs.end());
+}
+
+double Slicer::slice(const std::vector<int>& order, double below, std::vector<Run>* runs) {
+  reset(order, below);
+  const int n = static_cast<int>(order.size());
+  const int accs = units_.accelerators, cpus = units_.cpus;
+  const std::size_t stride = static_cast<std::size_t>(n) + 1;
+  auto at = [accs](int c, int a) { return c * (accs + 1) + a; };
+  const bool pruning = below < kInfinity;
+  auto dead = [&](int combo, int j) { return pruning && !live_[combo * stride + j]; };
+  if (n == 0) {
+    if (runs) runs->clear();
+    return 0;
+  }
+  SegmentCosts costs(units_, order);
+  const bool memory_binds = memoryBinds();
 
   for (int j = 1; j <= n; ++j) {
     costs.advance(j);
@@ -154,36 +199,11 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
         }
       }
     }
-    for (int k = 0; k < combos; ++k) {
-      std::vector<int>& stack = minima_[k];
-      const double v = best_[k * stride + j];
-      while (!stack.empty() && best_[k * stride + stack.back()] >= v)
-        stack.pop_back();
-      stack.push_back(j);
-    }
+    pushMinima(j, stride);
   }
 
   const double optimum = best_[at(cpus, accs) * stride + n];
-  if (runs) {
-    runs->clear();
-    if (optimum < kInfinity) {
-      int c = cpus, a = accs, j = n;
-      while (j > 0) {
-        const std::size_t cell = at(c, a) * stride + j;
-        const std::int32_t ch = choice_[cell];
-        if (ch == kUnusedAcc) {
-          --a;
-        } else if (ch == kUnusedCpu) {
-          --c;
-        } else {
-          runs->push_back({ch, j, on_acc_[cell] != 0});
-          (on_acc_[cell] ? a : c) -= 1;
-          j = ch;
-        }
-      }
-      std::reverse(runs->begin(), runs->end());
-    }
-  }
+  if (runs) readRuns(n, optimum, *runs);
   return optimum;
 }
 

@@ -53,6 +53,16 @@ class Slicer {
   std::int64_t evaluations() const { return evaluations_; }
 
  private:
+  // Sizes the tables for `order` and empties them; below a finite bound, marks the live cells.
+  void reset(const std::vector<int>& order, double below);
+  // Whether memory limits any run: the accelerators cannot hold everything.
+  bool memoryBinds() const;
+  // Position j (its cells filled) onto every combination's suffix-minimum stack.
+  void pushMinima(int j, std::size_t stride);
+  // The runs of the best slicing whose table was just filled (of max-load `optimum`; none when it is
+  // infinite), in pipeline order.
+  void readRuns(int n, double optimum, std::vector<Run>& runs) const;
+
   const UnitGraph& units_;
   CapacityRelaxation relaxation_;
   std::vector<std::uint8_t> live_;        // [combo][j], below a finite bound
