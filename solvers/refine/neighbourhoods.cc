@@ -429,9 +429,13 @@ std::vector<int> improveByNeighbourhoods(const Problem& problem, std::vector<int
                                       : heavyRegion(problem, units, size, rng);
     if (region.free_count == 0) break;
     RegionProgram program = buildProgram(problem, units, device_of, region);
+    // The programs' limit: program_seconds while they keep finding better splits, twice that after 10
+    // rounds in a row keep nothing and four times after 20 (on a machine busy with other work, 1 s
+    // programs on op BERT-6 inference kept nothing in 37 rounds).
+    const double limit = options.program_seconds * (idle < 10 ? 1 : idle < 20 ? 2 : 4);
     mip::Options mo;
     mo.backend = options.backend;
-    mo.time_limit = std::min(options.program_seconds, options.budget.remaining());
+    mo.time_limit = std::min(limit, options.budget.remaining());
     mo.stop = options.budget.stopFlag();
     // GLPK's feasibility pump solves LPs without looking at the clock (a region of op ResNet-50
     // inference kept it for minutes), and the start is an incumbent already.
@@ -453,7 +457,7 @@ std::vector<int> improveByNeighbourhoods(const Problem& problem, std::vector<int
       options.progress(ProgressEvent{"regions", s.programs, 0, detail});
     }
     // Regions grow while their programs are solved well within the limit, and shrink otherwise.
-    if (r.status == mip::Status::Optimal && r.seconds < 0.25 * options.program_seconds) {
+    if (r.status == mip::Status::Optimal && r.seconds < 0.25 * limit) {
       size = std::min(size + std::max(1, size / 5), static_cast<int>(units.members.size()));
     } else if (r.status != mip::Status::Optimal) {
       size = std::max(std::min(8, size), size * 4 / 5);
