@@ -43,7 +43,8 @@ struct NeighbourhoodOptions {
   std::uint64_t seed = 1;
   int free_units = 40;         // units a program places at first
   // Limit of one program: 1 s, not 2, since twice as many programs in the same time end lower
-  // (layer ResNet-50 inference, 35 s of regions: 7 of 8 seeds at or below 33.315, 2 of 8 with 2 s).
+  // (layer ResNet-50 inference, 35 s of regions: 7 of 8 seeds at or below 33.315, 2 of 8 with 2 s);
+  // twice that after 10 rounds in a row keep nothing, four times after 20.
   double program_seconds = 1;
   int patience = 80;           // rounds in a row without a better split before the search ends
   ProgressFn progress;         // about every second: programs solved, the max-load, programs kept
