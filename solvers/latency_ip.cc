@@ -3,13 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iomanip>
-#include <map>
 #include <optional>
 #include <queue>
-#include <random>
-#include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>

@@ -34,8 +34,7 @@ void Slicer::reset(const std::vector<int>& order, double below) {
   const int n = static_cast<int>(order.size());
   const int accs = units_.accelerators, cpus = units_.cpus;
   const int combos = (accs + 1) * (cpus + 1);
-  const std::size_t stride = static_cast<std::size_t>(n) + 1;
-  auto at = [accs](int c, int a) { return c * (accs + 1) + a; };
+  const std::size_t stride = stride_ = static_cast<std::size_t>(n) + 1;
   best_.assign(combos * stride, kInfinity);
   choice_.assign(combos * stride, kNone);
   on_acc_.assign(combos * stride, 0);
@@ -44,8 +43,8 @@ void Slicer::reset(const std::vector<int>& order, double below) {
   cpu_cache_.assign(n, 0);
   cache_stamp_.assign(n, -1);
   evaluations_ = 0;
-  const bool pruning = below < kInfinity;
-  if (pruning) {
+  pruning_ = below < kInfinity;
+  if (pruning_) {
     // Below a finite bound, the cells [combo][j] whose prefix and rest can both fit their devices.
     live_.assign(combos * stride, 0);
     CapacityRelaxation::Work prefix;
@@ -56,44 +55,41 @@ void Slicer::reset(const std::vector<int>& order, double below) {
       }
       for (int c = 0; c <= cpus; ++c) {
         for (int a = 0; a <= accs; ++a)
-          live_[at(c, a) * stride + j] = relaxation_.live(prefix, c, a, below);
+          live_[combo(c, a) * stride + j] = relaxation_.live(prefix, c, a, below);
       }
     }
   }
   for (int k = 0; k < combos; ++k) {
-    if (!pruning || live_[k * stride]) best_[k * stride] = 0;  // the empty prefix costs nothing
+    if (!dead(k, 0)) best_[k * stride] = 0;  // the empty prefix costs nothing
     minima_[k].push_back(0);
   }
 }
 
-bool Slicer::memoryBinds() const {
+bool Slicer::memoryBinds(const UnitGraph& units) {
   double all_memory = 0;
-  for (double m : units_.memory)
+  for (double m : units.memory)
     all_memory += m;
-  for (const auto& w : units_.weights)
+  for (const auto& w : units.weights)
     all_memory += w.bytes;
-  return all_memory > units_.memory_limit;
+  return all_memory > units.memory_limit;
 }
 
-void Slicer::pushMinima(int j, std::size_t stride) {
+void Slicer::pushMinima(int j) {
   for (std::size_t k = 0; k < minima_.size(); ++k) {
     std::vector<int>& stack = minima_[k];
-    const double v = best_[k * stride + j];
-    while (!stack.empty() && best_[k * stride + stack.back()] >= v)
+    const double v = best_[k * stride_ + j];
+    while (!stack.empty() && best_[k * stride_ + stack.back()] >= v)
       stack.pop_back();
     stack.push_back(j);
   }
 }
 
 void Slicer::readRuns(int n, double optimum, std::vector<Run>& runs) const {
-  const int accs = units_.accelerators;
-  const std::size_t stride = static_cast<std::size_t>(n) + 1;
-  auto at = [accs](int c, int a) { return c * (accs + 1) + a; };
   runs.clear();
   if (!(optimum < kInfinity)) return;
-  int c = units_.cpus, a = accs, j = n;
+  int c = units_.cpus, a = units_.accelerators, j = n;
   while (j > 0) {
-    const std::size_t cell = at(c, a) * stride + j;
+    const std::size_t cell = combo(c, a) * stride_ + j;
     const std::int32_t ch = choice_[cell];
     if (ch == kUnusedAcc) {
       --a;
@@ -109,26 +105,22 @@ void Slicer::readRuns(int n, double optimum, std::vector<Run>& runs) const {
 }
 
 double Slicer::slice(const std::vector<int>& order, double below, std::vector<Run>* runs) {
-  reset(order, below);
   const int n = static_cast<int>(order.size());
-  const int accs = units_.accelerators, cpus = units_.cpus;
-  const std::size_t stride = static_cast<std::size_t>(n) + 1;
-  auto at = [accs](int c, int a) { return c * (accs + 1) + a; };
-  const bool pruning = below < kInfinity;
-  auto dead = [&](int combo, int j) { return pruning && !live_[combo * stride + j]; };
   if (n == 0) {
     if (runs) runs->clear();
     return 0;
   }
+  reset(order, below);
+  const int accs = units_.accelerators, cpus = units_.cpus;
+  const std::size_t stride = stride_;
   SegmentCosts costs(units_, order);
-  const bool memory_binds = memoryBinds();
 
   for (int j = 1; j <= n; ++j) {
     costs.advance(j);
     // Runs ending at j an accelerator can hold start at acc_lo or later (memory only grows as a run
     // extends to the left).
     int acc_lo = accs > 0 ? costs.acceleratorStart() : j;
-    if (memory_binds && acc_lo < j) {
+    if (memory_binds_ && acc_lo < j) {
       acc_lo = firstTrue(acc_lo, j, [&](int i) { return costs.memory(i) <= units_.memory_limit; });
     }
     // The load of the run [i, j), once per j whatever the combination of devices asks it.
@@ -177,21 +169,21 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
     };
     for (int c = 0; c <= cpus; ++c) {
       for (int a = 0; a <= accs; ++a) {
-        if ((c == 0 && a == 0) || dead(at(c, a), j)) continue;
-        const std::size_t cell = at(c, a) * stride + j;
+        if ((c == 0 && a == 0) || dead(combo(c, a), j)) continue;
+        const std::size_t cell = combo(c, a) * stride + j;
         double value = below;
         std::int32_t choice = kNone;
         std::uint8_t kind = 0;
-        if (a > 0 && best_[at(c, a - 1) * stride + j] < value) {
-          value = best_[at(c, a - 1) * stride + j];
+        if (a > 0 && best_[combo(c, a - 1) * stride + j] < value) {
+          value = best_[combo(c, a - 1) * stride + j];
           choice = kUnusedAcc;
         }
-        if (c > 0 && best_[at(c - 1, a) * stride + j] < value) {
-          value = best_[at(c - 1, a) * stride + j];
+        if (c > 0 && best_[combo(c - 1, a) * stride + j] < value) {
+          value = best_[combo(c - 1, a) * stride + j];
           choice = kUnusedCpu;
         }
-        if (a > 0) search(at(c, a - 1), acc_lo, true, value, choice, kind);
-        if (c > 0) search(at(c - 1, a), 0, false, value, choice, kind);
+        if (a > 0) search(combo(c, a - 1), acc_lo, true, value, choice, kind);
+        if (c > 0) search(combo(c - 1, a), 0, false, value, choice, kind);
         if (choice != kNone) {
           best_[cell] = value;
           choice_[cell] = choice;
@@ -199,10 +191,10 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
         }
       }
     }
-    pushMinima(j, stride);
+    pushMinima(j);
   }
 
-  const double optimum = best_[at(cpus, accs) * stride + n];
+  const double optimum = best_[combo(cpus, accs) * stride + n];
   if (runs) readRuns(n, optimum, *runs);
   return optimum;
 }

@@ -42,7 +42,8 @@ class Slicer {
  public:
   explicit Slicer(const UnitGraph& units)
       : units_(units),
-        relaxation_(units.p_acc, units.p_cpu, units.unsupported, units.accelerators, units.cpus) {}
+        relaxation_(units.p_acc, units.p_cpu, units.unsupported, units.accelerators, units.cpus),
+        memory_binds_(memoryBinds(units)) {}
 
   // The least max-load of a slicing of `order` (units, each after its predecessors), or +inf when
   // none is below `below` (pass +inf for any) or none is feasible. With `runs`, the runs of a best
@@ -53,18 +54,25 @@ class Slicer {
   std::int64_t evaluations() const { return evaluations_; }
 
  private:
+  // Whether memory limits any run: the accelerators cannot hold everything.
+  static bool memoryBinds(const UnitGraph& units);
   // Sizes the tables for `order` and empties them; below a finite bound, marks the live cells.
   void reset(const std::vector<int>& order, double below);
-  // Whether memory limits any run: the accelerators cannot hold everything.
-  bool memoryBinds() const;
+  // The index of the combination of c CPU cores and a accelerators in the tables.
+  int combo(int c, int a) const { return c * (units_.accelerators + 1) + a; }
+  // Whether cell [combo][j] is outside the bound's live cells (never without a finite bound).
+  bool dead(int k, int j) const { return pruning_ && !live_[k * stride_ + j]; }
   // Position j (its cells filled) onto every combination's suffix-minimum stack.
-  void pushMinima(int j, std::size_t stride);
+  void pushMinima(int j);
   // The runs of the best slicing whose table was just filled (of max-load `optimum`; none when it is
   // infinite), in pipeline order.
   void readRuns(int n, double optimum, std::vector<Run>& runs) const;
 
   const UnitGraph& units_;
   CapacityRelaxation relaxation_;
+  bool memory_binds_;
+  std::size_t stride_ = 1;                // positions per combination: the order's length + 1
+  bool pruning_ = false;                  // below a finite bound
   std::vector<std::uint8_t> live_;        // [combo][j], below a finite bound
   std::vector<double> best_;              // [combo][j]
   std::vector<std::int32_t> choice_;      // [combo][j]: run start, or kUnused*
