@@ -237,19 +237,11 @@ std::optional<std::string> parseSharedWeights(const Args& args, SharedWeightMode
   return std::nullopt;
 }
 
-std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& options) {
-  if (auto it = args.values.find("objective"); it != args.values.end()) {
-    if (it->second == "latency") {
-      options.goal = Goal::Latency;
-    } else if (it->second != "throughput") {
-      return "--objective must be throughput or latency (got '" + it->second + "')";
-    }
-  }
-  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
-    options.algorithm = it->second;
-    options.algorithm_given = true;
-  }
-  SolverSettings& settings = options.solver;
+namespace {
+
+// The solver's flags: its limits, seeds and the settings of each algorithm.
+std::optional<std::string> parseSolverFlags(const Args& args, SolverSettings& settings,
+                                            std::optional<double>& time_limit) {
   if (auto it = args.values.find("max-ideals"); it != args.values.end()) {
     auto v = parseInteger(it->second);
     if (!v || *v < 1) return "--max-ideals must be a positive integer";
@@ -258,7 +250,7 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
   if (auto it = args.values.find("time-limit"); it != args.values.end()) {
     auto v = parseNumber(it->second);
     if (!v || !(*v >= 0)) return "--time-limit must be a number of seconds >= 0";
-    options.time_limit = *v;
+    time_limit = *v;
   }
   if (auto it = args.values.find("orders"); it != args.values.end()) settings.orders = it->second;
   if (auto it = args.values.find("seed"); it != args.values.end()) {
@@ -307,6 +299,11 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!v || *v < 1 || *v > 64) return "--subgraphs-per-accelerator must be an integer from 1 to 64";
     settings.subgraphs_per_accelerator = static_cast<int>(*v);
   }
+  return std::nullopt;
+}
+
+// The machine's flags: devices, topology, mapping and replicas.
+std::optional<std::string> parseMachineFlags(const Args& args, api::PlaceOptions& options) {
   DeviceOverrides overrides;
   if (auto error = parseDeviceOverrides(args, overrides)) return error;
   options.accelerators = overrides.accelerators;
@@ -352,6 +349,11 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
     if (!v || !(*v >= 0)) return "--map-time-limit must be a number of seconds >= 0";
     options.map_time_limit = *v;
   }
+  return std::nullopt;
+}
+
+// The model's flags: dimensions, decoder phase and where its costs come from.
+std::optional<std::string> parseModelFlags(const Args& args, api::PlaceOptions& options) {
   if (auto it = args.repeated.find("dim"); it != args.repeated.end()) {
     for (const std::string& item : it->second) {
       auto eq = item.find('=');
@@ -368,6 +370,26 @@ std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& 
   if (auto it = args.repeated.find("cost-profile"); it != args.repeated.end())
     options.cost_profiles.assign(it->second.begin(), it->second.end());
   if (auto it = args.values.find("cost-plugin"); it != args.values.end()) options.cost_plugin = it->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> parseRunOptions(const Args& args, api::PlaceOptions& options) {
+  if (auto it = args.values.find("objective"); it != args.values.end()) {
+    if (it->second == "latency") {
+      options.goal = Goal::Latency;
+    } else if (it->second != "throughput") {
+      return "--objective must be throughput or latency (got '" + it->second + "')";
+    }
+  }
+  if (auto it = args.values.find("algorithm"); it != args.values.end()) {
+    options.algorithm = it->second;
+    options.algorithm_given = true;
+  }
+  if (auto error = parseSolverFlags(args, options.solver, options.time_limit)) return error;
+  if (auto error = parseMachineFlags(args, options)) return error;
+  if (auto error = parseModelFlags(args, options)) return error;
   if (auto it = args.values.find("annotate"); it != args.values.end()) {
     auto mode = parseAnnotateMode(it->second);
     if (!mode) return "--annotate must be metadata, ort or onnx-ir11 (got '" + it->second + "')";
