@@ -73,117 +73,93 @@ Status readStrings(const Json& v, const std::string& key, std::vector<std::strin
 
 using Reader = std::function<Status(const Json&, const std::string&, Options&)>;
 
+Reader stringKey(std::string Options::*field) {
+  return [field](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.*field); };
+}
+
+Reader stringsKey(std::vector<std::string> Options::*field) {
+  return [field](const Json& v, const std::string& key, Options& o) { return readStrings(v, key, o.*field); };
+}
+
+template <typename T>
+Reader optionalKey(std::optional<T> Options::*field, Status (*read)(const Json&, const std::string&, T&)) {
+  return [field, read](const Json& v, const std::string& key, Options& o) {
+    return readOptional(v, key, o.*field, read);
+  };
+}
+
+// "devices": a name, a file, or the device set itself as an object.
+Status readDevices(const Json& v, const std::string& key, Options& o) {
+  if (v.is_object()) {
+    o.devices_json = v.dump();
+    return Status::Ok();
+  }
+  return readString(v, key, o.devices);
+}
+
+// "replicas": "auto" or a count, as a string or an integer.
+Status readReplicas(const Json& v, const std::string& key, Options& o) {
+  if (v.is_number_integer()) {
+    o.replicas = std::to_string(v.get<long long>());
+    return Status::Ok();
+  }
+  return readString(v, key, o.replicas);
+}
+
+Status readDims(const Json& v, const std::string& key, Options& o) {
+  if (!v.is_object()) return bad(key, "must be an object of dimension names and integers");
+  for (const auto& [name, value] : v.items()) {
+    std::int64_t n = 0;
+    if (Status s = readInteger(value, key + "." + name, n); !s) return s;
+    o.dims[name] = n;
+  }
+  return Status::Ok();
+}
+
+// "time_limit": seconds, or null for the default.
+Status readTimeLimit(const Json& v, const std::string& key, Options& o) {
+  if (v.is_null()) return Status::Ok();
+  return readOptional(v, key, o.time_limit, readNumber);
+}
+
 const std::map<std::string, Reader>& readers() {
-  static const std::map<std::string, Reader> table = [] {
-    std::map<std::string, Reader> t;
-    t["devices"] = [](const Json& v, const std::string& key, Options& o) {
-      if (v.is_object()) {
-        o.devices_json = v.dump();
-        return Status::Ok();
-      }
-      return readString(v, key, o.devices);
-    };
-    t["devices_json"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.devices_json);
-    };
-    t["topology"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.topology);
-    };
-    t["map"] = [](const Json& v, const std::string& key, Options& o) { return readString(v, key, o.map); };
-    t["map_cost"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.map_cost);
-    };
-    t["replicas"] = [](const Json& v, const std::string& key, Options& o) {
-      if (v.is_number_integer()) {
-        o.replicas = std::to_string(v.get<long long>());
-        return Status::Ok();
-      }
-      return readString(v, key, o.replicas);
-    };
-    t["accelerators"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.accelerators, readInteger<int>);
-    };
-    t["cpus"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.cpus, readInteger<int>);
-    };
-    t["memory"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.memory, readNumber);
-    };
-    t["dims"] = [](const Json& v, const std::string& key, Options& o) {
-      if (!v.is_object()) return bad(key, "must be an object of dimension names and integers");
-      for (const auto& [name, value] : v.items()) {
-        std::int64_t n = 0;
-        if (Status s = readInteger(value, key + "." + name, n); !s) return s;
-        o.dims[name] = n;
-      }
-      return Status::Ok();
-    };
-    t["phase"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.phase);
-    };
-    t["shared_weights"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.shared_weights);
-    };
-    t["cost_profiles"] = [](const Json& v, const std::string& key, Options& o) {
-      return readStrings(v, key, o.cost_profiles);
-    };
-    t["cost_plugin"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.cost_plugin);
-    };
-    t["model_name"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.model_name);
-    };
-    t["objective"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.objective);
-    };
-    t["algorithm"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.algorithm);
-    };
-    t["time_limit"] = [](const Json& v, const std::string& key, Options& o) {
-      if (v.is_null()) return Status::Ok();
-      return readOptional(v, key, o.time_limit, readNumber);
-    };
-    t["max_ideals"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.max_ideals, readInteger<std::int64_t>);
-    };
-    t["mip_gap"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.mip_gap, readNumber);
-    };
-    t["mip_solver"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.mip_solver);
-    };
-    t["subgraphs_per_accelerator"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.subgraphs_per_accelerator, readInteger<int>);
-    };
-    t["orders"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.orders);
-    };
-    t["seed"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.seed, readInteger<std::uint64_t>);
-    };
-    t["target_ratio"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.target_ratio, readNumber);
-    };
-    t["cluster_target"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.cluster_target, readInteger<int>);
-    };
-    t["alpha"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.alpha, readNumber);
-    };
-    t["threads"] = [](const Json& v, const std::string& key, Options& o) {
-      return readOptional(v, key, o.threads, readInteger<int>);
-    };
-    t["pipeline"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.pipeline);
-    };
-    t["pass_plugins"] = [](const Json& v, const std::string& key, Options& o) {
-      return readStrings(v, key, o.pass_plugins);
-    };
-    t["annotate"] = [](const Json& v, const std::string& key, Options& o) {
-      return readString(v, key, o.annotate);
-    };
-    return t;
-  }();
+  static const std::map<std::string, Reader> table = {
+      // The machine.
+      {"devices", readDevices},
+      {"devices_json", stringKey(&Options::devices_json)},
+      {"topology", stringKey(&Options::topology)},
+      {"map", stringKey(&Options::map)},
+      {"map_cost", stringKey(&Options::map_cost)},
+      {"replicas", readReplicas},
+      {"accelerators", optionalKey(&Options::accelerators, readInteger<int>)},
+      {"cpus", optionalKey(&Options::cpus, readInteger<int>)},
+      {"memory", optionalKey(&Options::memory, readNumber)},
+      // The model and its costs.
+      {"dims", readDims},
+      {"phase", stringKey(&Options::phase)},
+      {"shared_weights", stringKey(&Options::shared_weights)},
+      {"cost_profiles", stringsKey(&Options::cost_profiles)},
+      {"cost_plugin", stringKey(&Options::cost_plugin)},
+      {"model_name", stringKey(&Options::model_name)},
+      // The solver.
+      {"objective", stringKey(&Options::objective)},
+      {"algorithm", stringKey(&Options::algorithm)},
+      {"time_limit", readTimeLimit},
+      {"max_ideals", optionalKey(&Options::max_ideals, readInteger<std::int64_t>)},
+      {"mip_gap", optionalKey(&Options::mip_gap, readNumber)},
+      {"mip_solver", stringKey(&Options::mip_solver)},
+      {"subgraphs_per_accelerator", optionalKey(&Options::subgraphs_per_accelerator, readInteger<int>)},
+      {"orders", stringKey(&Options::orders)},
+      {"seed", optionalKey(&Options::seed, readInteger<std::uint64_t>)},
+      {"target_ratio", optionalKey(&Options::target_ratio, readNumber)},
+      {"cluster_target", optionalKey(&Options::cluster_target, readInteger<int>)},
+      {"alpha", optionalKey(&Options::alpha, readNumber)},
+      {"threads", optionalKey(&Options::threads, readInteger<int>)},
+      // The passes and what is written.
+      {"pipeline", stringKey(&Options::pipeline)},
+      {"pass_plugins", stringsKey(&Options::pass_plugins)},
+      {"annotate", stringKey(&Options::annotate)},
+  };
   return table;
 }
 
