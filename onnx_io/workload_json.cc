@@ -180,20 +180,12 @@ Status readSharedWeights(const json& root, const std::string& source,
   return Status::ok();
 }
 
-}  // namespace
-
-Expected<Problem> parseWorkload(const std::string& text, const std::string& source) {
-  auto parsed = parseJson(text, source);
-  if (!parsed) return parsed.status();
-  const json& root = *parsed;
-  if (!root.is_object()) return invalidInput(source + ": the workload must be a JSON object");
-
-  Problem problem;
-  problem.source = source;
+// The device set's fields: one accelerator's memory and how many accelerators and CPU cores.
+Status readWorkloadDevices(const json& root, const std::string& source, DeviceSet& devices) {
   FieldReader top(root, source);
-  if (Status s = top.nonNegative("maxSizePerFPGA", problem.devices.memory, true); !s) return s;
+  if (Status s = top.nonNegative("maxSizePerFPGA", devices.memory, true); !s) return s;
   for (auto [key, count] :
-       {std::pair{"maxFPGAs", &problem.devices.accelerators}, std::pair{"maxCPUs", &problem.devices.cpus}}) {
+       {std::pair{"maxFPGAs", &devices.accelerators}, std::pair{"maxCPUs", &devices.cpus}}) {
     double value = 0;
     if (Status s = top.number(key, value, true); !s) return s;
     if (value < 0 || value > 4096 || std::floor(value) != value) {
@@ -203,12 +195,12 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     }
     *count = static_cast<int>(value);
   }
-  for (const char* key : {"nodes", "edges"}) {
-    if (!root.contains(key)) return invalidInput(source + ": missing field \"" + key + "\"");
-    if (!root[key].is_array()) return invalidInput(source + ": field \"" + key + "\" must be an array");
-  }
+  return Status::ok();
+}
 
-  std::map<long long, Vertex> vertex_of_id;
+// The nodes, each an operator of the graph, with the vertex of each node id.
+Status readWorkloadNodes(const json& root, const std::string& source, Problem& problem,
+                         std::map<long long, Vertex>& vertex_of_id) {
   const json& nodes = root["nodes"];
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const json& node = nodes[i];
@@ -243,6 +235,12 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     vertex_of_id[id] = addNode(problem.graph, std::move(op));
   }
 
+  return Status::ok();
+}
+
+// The edges: each between two nodes, never from a backward node to a forward one.
+Status readWorkloadEdges(const json& root, const std::string& source, Problem& problem,
+                         const std::map<long long, Vertex>& vertex_of_id) {
   const json& edges = root["edges"];
   for (std::size_t i = 0; i < edges.size(); ++i) {
     const json& edge = edges[i];
@@ -271,14 +269,42 @@ Expected<Problem> parseWorkload(const std::string& text, const std::string& sour
     boost::add_edge(u->second, w->second, e, problem.graph);
   }
 
-  if (auto cycle = findCycle(problem.graph, /*forward_only=*/false); !cycle.empty()) {
+  return Status::ok();
+}
+
+// Refuses a graph with a cycle, naming the node ids along it.
+Status rejectCycle(const OpGraph& graph, const std::string& source) {
+  if (auto cycle = findCycle(graph, /*forward_only=*/false); !cycle.empty()) {
     std::string path;
     for (Vertex v : cycle)
-      path += std::to_string(problem.graph[v].members.front()) + " -> ";
-    path += std::to_string(problem.graph[cycle.front()].members.front());
+      path += std::to_string(graph[v].members.front()) + " -> ";
+    path += std::to_string(graph[cycle.front()].members.front());
     return invalidInput(source + ": the graph has a cycle: " + path + " (starting at " +
-                        describeNode(problem.graph, cycle.front()) + ")");
+                        describeNode(graph, cycle.front()) + ")");
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<Problem> parseWorkload(const std::string& text, const std::string& source) {
+  auto parsed = parseJson(text, source);
+  if (!parsed) return parsed.status();
+  const json& root = *parsed;
+  if (!root.is_object()) return invalidInput(source + ": the workload must be a JSON object");
+
+  Problem problem;
+  problem.source = source;
+  if (Status s = readWorkloadDevices(root, source, problem.devices); !s) return s;
+  for (const char* key : {"nodes", "edges"}) {
+    if (!root.contains(key)) return invalidInput(source + ": missing field \"" + key + "\"");
+    if (!root[key].is_array()) return invalidInput(source + ": field \"" + key + "\" must be an array");
+  }
+
+  std::map<long long, Vertex> vertex_of_id;
+  if (Status s = readWorkloadNodes(root, source, problem, vertex_of_id); !s) return s;
+  if (Status s = readWorkloadEdges(root, source, problem, vertex_of_id); !s) return s;
+  if (Status s = rejectCycle(problem.graph, source); !s) return s;
   problem.nets = buildNets(problem.graph);
   if (Status s = readSharedWeights(root, source, vertex_of_id, problem); !s) return s;
   return problem;
