@@ -137,53 +137,89 @@ std::vector<std::string> names(const Json& entries) {
 }
 
 // Checks every stage, then re-joins the stages through the manifest and compares with the original.
-void expectStagesComposeToOriginal(const LoadedModel& model, const PlacementPlan& plan, const StageSet& set) {
-  const onnx::GraphProto& original = model.proto.graph();
-  const int n_stages = static_cast<int>(plan.stages.size());
-  ASSERT_EQ(static_cast<int>(set.models.size()), n_stages);
-  const Json manifest = Json::parse(set.manifest_json);
-  ASSERT_EQ(static_cast<int>(manifest.at("stages").size()), n_stages);
+// A failed ASSERT inside a step ends that step; check() stops at the first step that had one.
+class StageComposition {
+ public:
+  StageComposition(const LoadedModel& model, const PlacementPlan& plan, const StageSet& set)
+      : model_(model), original_(model.proto.graph()), plan_(plan), set_(set) {}
 
-  // The original's operators (with their plan stage) and constant producers, by key.
-  std::map<std::string, std::pair<int, int>> operators;  // key -> (onnx index, plan stage)
-  for (std::size_t n = 0; n < model.graph.nodes.size(); ++n) {
-    const int i = model.graph.nodes[n].onnx_index;
-    operators[nodeKey(original.node(i))] = {i, plan.stage_of_node[n]};
+  void check() {
+    const int n_stages = static_cast<int>(plan_.stages.size());
+    ASSERT_EQ(static_cast<int>(set_.models.size()), n_stages);
+    manifest_ = Json::parse(set_.manifest_json);
+    ASSERT_EQ(static_cast<int>(manifest_.at("stages").size()), n_stages);
+    indexOriginal();
+    stages_.resize(n_stages);
+    for (int k = 0; k < n_stages; ++k) {
+      SCOPED_TRACE("stage " + std::to_string(k));
+      checkStage(k);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    expectSameOperatorsAndEdges();
+    expectSameGraphInputsAndOutputs();
   }
-  std::set<std::string> constants;
-  for (const auto& node : original.node()) {
-    if (!operators.count(nodeKey(node))) constants.insert(nodeKey(node));
-  }
-  std::map<std::string, int> operator_producer;  // tensor -> onnx index of the operator writing it
-  for (const auto& [key, where] : operators) {
-    for (const auto& out : original.node(where.first).output()) {
-      operator_producer[out] = where.first;
+
+ private:
+  // The original's operators (with their plan stage), constant producers, tensor producers, inputs.
+  void indexOriginal() {
+    for (std::size_t n = 0; n < model_.graph.nodes.size(); ++n) {
+      const int i = model_.graph.nodes[n].onnx_index;
+      operators_[nodeKey(original_.node(i))] = {i, plan_.stage_of_node[n]};
+    }
+    for (const auto& node : original_.node()) {
+      if (!operators_.count(nodeKey(node))) constants_.insert(nodeKey(node));
+    }
+    for (const auto& [key, where] : operators_) {
+      for (const auto& out : original_.node(where.first).output()) {
+        operator_producer_[out] = where.first;
+      }
+    }
+    for (int t = 0; t < static_cast<int>(model_.graph.tensors.size()); ++t) {
+      if (model_.graph.tensors[t].is_graph_input) original_inputs_.insert(model_.graph.tensors[t].name);
     }
   }
-  std::set<std::string> original_inputs;
-  for (int t = 0; t < static_cast<int>(model.graph.tensors.size()); ++t) {
-    if (model.graph.tensors[t].is_graph_input) original_inputs.insert(model.graph.tensors[t].name);
+
+  void checkStage(int k) {
+    const Json& entry = manifest_.at("stages").at(k);
+    EXPECT_EQ(set_.models[k].file_name, "stage" + std::to_string(k) + ".onnx");
+    EXPECT_EQ(entry.at("file"), set_.models[k].file_name);
+    onnx::ModelProto& stage = stages_[k];
+    ASSERT_TRUE(stage.ParseFromString(set_.models[k].bytes));
+    EXPECT_EQ(checkerError(stage, model_.full_check), "");
+    EXPECT_EQ(stage.ir_version(), model_.proto.ir_version());
+    EXPECT_EQ(stage.opset_import_size(), model_.proto.opset_import_size());
+    EXPECT_EQ(stage.producer_name(), model_.proto.producer_name());
+    const std::set<std::string> initializers = expectDeclaredInterface(stage.graph(), entry);
+    produced_here_.clear();
+    read_here_.clear();
+    placeOperators(stage.graph(), k);
+    if (::testing::Test::HasFatalFailure()) return;
+    // Duplicated weights are only where they are read.
+    for (const auto& node : stage.graph().node()) {
+      if (!constants_.count(nodeKey(node))) continue;
+      bool read = false;
+      for (const auto& out : node.output()) {
+        read = read || read_here_.count(out);
+      }
+      EXPECT_TRUE(read) << "unread constant producer " << node.output(0);
+    }
+    for (const auto& name : initializers) {
+      EXPECT_TRUE(read_here_.count(name)) << "unread initializer " << name;
+    }
+    rejoinInputs(stage.graph(), entry, k);
+    if (::testing::Test::HasFatalFailure()) return;
+    expectManifestInputs(entry, k);
+    if (::testing::Test::HasFatalFailure()) return;
+    for (const Json& output : entry.at("outputs")) {
+      if (output.at("graph_output").get<bool>()) {
+        EXPECT_TRUE(graph_output_stage_.emplace(output.at("name"), k).second) << output.at("name");
+      }
+    }
   }
 
-  std::vector<onnx::ModelProto> stages(n_stages);
-  std::multiset<std::string> placed;
-  std::multiset<std::tuple<int, int, std::string>> edges;
-  std::map<std::string, int> graph_output_stage;
-  std::set<std::string> inputs_read;
-  for (int k = 0; k < n_stages; ++k) {
-    SCOPED_TRACE("stage " + std::to_string(k));
-    const Json& entry = manifest.at("stages").at(k);
-    EXPECT_EQ(set.models[k].file_name, "stage" + std::to_string(k) + ".onnx");
-    EXPECT_EQ(entry.at("file"), set.models[k].file_name);
-    onnx::ModelProto& stage = stages[k];
-    ASSERT_TRUE(stage.ParseFromString(set.models[k].bytes));
-    EXPECT_EQ(checkerError(stage, model.full_check), "");
-    EXPECT_EQ(stage.ir_version(), model.proto.ir_version());
-    EXPECT_EQ(stage.opset_import_size(), model.proto.opset_import_size());
-    EXPECT_EQ(stage.producer_name(), model.proto.producer_name());
-    const onnx::GraphProto& g = stage.graph();
-
-    // The stage's declared interface is the manifest's, in order; initializers are inputs below IR 4.
+  // The stage's declared interface is the manifest's, in order; initializers are inputs below IR 4.
+  // Returns the stage's initializers.
+  std::set<std::string> expectDeclaredInterface(const onnx::GraphProto& g, const Json& entry) {
     std::set<std::string> initializers;
     for (const auto& init : g.initializer()) {
       initializers.insert(init.name());
@@ -197,55 +233,48 @@ void expectStagesComposeToOriginal(const LoadedModel& model, const PlacementPlan
         declared_inputs.push_back(input.name());
       }
     }
-    EXPECT_EQ(initializer_inputs, model.proto.ir_version() < 4 ? g.initializer_size() : 0);
+    EXPECT_EQ(initializer_inputs, model_.proto.ir_version() < 4 ? g.initializer_size() : 0);
     EXPECT_EQ(declared_inputs, names(entry.at("inputs")));
     std::vector<std::string> declared_outputs;
     for (const auto& output : g.output()) {
       declared_outputs.push_back(output.name());
     }
     EXPECT_EQ(declared_outputs, names(entry.at("outputs")));
+    return initializers;
+  }
 
-    std::map<std::string, int> produced_here;  // tensor -> onnx index of the operator in this stage
-    std::set<std::string> read_here;
+  // Every operator of stage k is an original one of plan stage k; records what the stage reads and
+  // which operator writes each of its tensors.
+  void placeOperators(const onnx::GraphProto& g, int k) {
     for (const auto& node : g.node()) {
       for (const auto& name : node.input()) {
-        read_here.insert(name);
+        read_here_.insert(name);
       }
       const std::string key = nodeKey(node);
-      if (constants.count(key)) continue;
-      ASSERT_TRUE(operators.count(key))
+      if (constants_.count(key)) continue;
+      ASSERT_TRUE(operators_.count(key))
           << "stage node " << node.op_type() << " '" << node.name() << "' is not an original node";
-      placed.insert(key);
-      EXPECT_EQ(operators[key].second, k) << node.name();
+      placed_.insert(key);
+      EXPECT_EQ(operators_[key].second, k) << node.name();
       for (const auto& out : node.output()) {
-        produced_here[out] = operators[key].first;
+        produced_here_[out] = operators_[key].first;
       }
     }
-    // Duplicated weights are only where they are read.
-    for (const auto& node : g.node()) {
-      if (!constants.count(nodeKey(node))) continue;
-      bool read = false;
-      for (const auto& out : node.output()) {
-        read = read || read_here.count(out);
-      }
-      EXPECT_TRUE(read) << "unread constant producer " << node.output(0);
-    }
-    for (const auto& name : initializers) {
-      EXPECT_TRUE(read_here.count(name)) << "unread initializer " << name;
-    }
+  }
 
-    // Re-join every operator input: from this stage, from an earlier stage's output, or a graph input.
+  // Re-joins every operator input: from this stage, from an earlier stage's output, or a graph input.
+  void rejoinInputs(const onnx::GraphProto& g, const Json& entry, int k) {
     std::map<std::string, const Json*> manifest_inputs;
     for (const Json& input : entry.at("inputs")) {
       manifest_inputs[input.at("name")] = &input;
     }
     for (const auto& node : g.node()) {
-      auto where = operators.find(nodeKey(node));
-      if (where == operators.end()) continue;
+      auto where = operators_.find(nodeKey(node));
+      if (where == operators_.end()) continue;
       for (const auto& name : node.input()) {
-        if (name.empty() || !operator_producer.count(name)) continue;  // a weight or a graph input
-        if (auto local = produced_here.find(name); local != produced_here.end()) {
-          edges.emplace(local->second, where->second.first, name);
+        if (name.empty() || !operator_producer_.count(name)) continue;  // a weight or a graph input
+        if (auto local = produced_here_.find(name); local != produced_here_.end()) {
+          edges_.emplace(local->second, where->second.first, name);
           continue;
         }
         ASSERT_TRUE(manifest_inputs.count(name)) << name << " is neither produced nor a stage input";
@@ -253,87 +282,100 @@ void expectStagesComposeToOriginal(const LoadedModel& model, const PlacementPlan
         ASSERT_TRUE(from.is_number_integer()) << name;
         const int j = from.get<int>();
         ASSERT_LT(j, k) << name;
-        EXPECT_EQ(stages[j].graph().node_size() > 0, true);
+        EXPECT_EQ(stages_[j].graph().node_size() > 0, true);
         int producer = -1;
-        for (const auto& other : stages[j].graph().node()) {
+        for (const auto& other : stages_[j].graph().node()) {
           for (const auto& out : other.output()) {
-            if (out == name) producer = operators.at(nodeKey(other)).first;
+            if (out == name) producer = operators_.at(nodeKey(other)).first;
           }
         }
-        EXPECT_EQ(producer, operator_producer[name]) << name;
-        edges.emplace(producer, where->second.first, name);
+        EXPECT_EQ(producer, operator_producer_[name]) << name;
+        edges_.emplace(producer, where->second.first, name);
       }
     }
+  }
+
+  // Each manifest input of stage k is a graph input or an output of an earlier stage.
+  void expectManifestInputs(const Json& entry, int k) {
     for (const Json& input : entry.at("inputs")) {
       const std::string name = input.at("name");
       if (input.at("from_stage").is_null()) {
-        EXPECT_TRUE(original_inputs.count(name)) << name;
-        inputs_read.insert(name);
+        EXPECT_TRUE(original_inputs_.count(name)) << name;
+        inputs_read_.insert(name);
         continue;
       }
       const int j = input.at("from_stage");
       ASSERT_LT(j, k);
-      const auto outputs = names(manifest.at("stages").at(j).at("outputs"));
+      const auto outputs = names(manifest_.at("stages").at(j).at("outputs"));
       EXPECT_TRUE(std::find(outputs.begin(), outputs.end(), name) != outputs.end())
           << name << " is not an output of stage " << j;
     }
-    for (const Json& output : entry.at("outputs")) {
-      if (output.at("graph_output").get<bool>()) {
-        EXPECT_TRUE(graph_output_stage.emplace(output.at("name"), k).second) << output.at("name");
-      }
-    }
   }
 
-  // Operators: exactly the original ones, each once.
-  std::multiset<std::string> expected;
-  for (const auto& [key, where] : operators) {
-    expected.insert(key);
-  }
-  EXPECT_EQ(placed, expected);
-  // Edges between operators: each original one exactly once.
-  std::multiset<std::tuple<int, int, std::string>> original_edges;
-  for (const auto& [key, where] : operators) {
-    std::set<std::string> seen;
-    for (const auto& name : original.node(where.first).input()) {
-      if (operator_producer.count(name) && seen.insert(name).second) {
-        original_edges.emplace(operator_producer[name], where.first, name);
+  // Operators: exactly the original ones, each once; edges between them: each original one once.
+  void expectSameOperatorsAndEdges() {
+    std::multiset<std::string> expected;
+    for (const auto& [key, where] : operators_) {
+      expected.insert(key);
+    }
+    EXPECT_EQ(placed_, expected);
+    std::multiset<std::tuple<int, int, std::string>> original_edges;
+    std::size_t repeated = 0;  // reads of a tensor a node has already read
+    for (const auto& [key, where] : operators_) {
+      std::set<std::string> seen;
+      for (const auto& name : original_.node(where.first).input()) {
+        if (!operator_producer_.count(name)) continue;
+        if (seen.insert(name).second) {
+          original_edges.emplace(operator_producer_[name], where.first, name);
+        } else {
+          ++repeated;
+        }
       }
     }
+    std::set<std::tuple<int, int, std::string>> distinct(edges_.begin(), edges_.end());
+    std::multiset<std::tuple<int, int, std::string>> rejoined(distinct.begin(), distinct.end());
+    EXPECT_EQ(rejoined, original_edges);
+    // A node reading one tensor twice gives one edge; otherwise every edge is rejoined once per read.
+    EXPECT_EQ(edges_.size() - distinct.size(), repeated);
   }
-  std::set<std::tuple<int, int, std::string>> distinct(edges.begin(), edges.end());
-  std::multiset<std::tuple<int, int, std::string>> rejoined(distinct.begin(), distinct.end());
-  EXPECT_EQ(rejoined, original_edges);
-  // A node reading one tensor twice gives one edge; otherwise every edge is rejoined once per read.
-  EXPECT_EQ(edges.size() - distinct.size(), [&] {
-    std::size_t repeated = 0;
-    for (const auto& [key, where] : operators) {
-      std::vector<std::string> ins;
-      for (const auto& name : original.node(where.first).input()) {
-        if (operator_producer.count(name)) ins.push_back(name);
-      }
-      repeated += ins.size() - std::set<std::string>(ins.begin(), ins.end()).size();
-    }
-    return repeated;
-  }());
 
   // Graph inputs and outputs: the original's, each output declared by exactly one stage.
-  std::vector<std::string> graph_inputs(original_inputs.begin(), original_inputs.end());
-  std::vector<std::string> manifest_inputs = manifest.at("graph_inputs").get<std::vector<std::string>>();
-  std::sort(manifest_inputs.begin(), manifest_inputs.end());
-  EXPECT_EQ(manifest_inputs, graph_inputs);
-  for (const auto& name : graph_inputs) {
-    EXPECT_TRUE(inputs_read.count(name)) << name;
+  void expectSameGraphInputsAndOutputs() {
+    std::vector<std::string> graph_inputs(original_inputs_.begin(), original_inputs_.end());
+    std::vector<std::string> manifest_inputs = manifest_.at("graph_inputs").get<std::vector<std::string>>();
+    std::sort(manifest_inputs.begin(), manifest_inputs.end());
+    EXPECT_EQ(manifest_inputs, graph_inputs);
+    for (const auto& name : graph_inputs) {
+      EXPECT_TRUE(inputs_read_.count(name)) << name;
+    }
+    std::vector<std::string> outputs;
+    for (const auto& output : original_.output()) {
+      outputs.push_back(output.name());
+    }
+    EXPECT_EQ(manifest_.at("graph_outputs").get<std::vector<std::string>>(), outputs);
+    for (const auto& name : outputs) {
+      EXPECT_TRUE(graph_output_stage_.count(name)) << name;
+    }
+    EXPECT_EQ(graph_output_stage_.size(), outputs.size());
   }
-  std::vector<std::string> outputs;
-  for (const auto& output : original.output()) {
-    outputs.push_back(output.name());
-  }
-  EXPECT_EQ(manifest.at("graph_outputs").get<std::vector<std::string>>(), outputs);
-  for (const auto& name : outputs) {
-    EXPECT_TRUE(graph_output_stage.count(name)) << name;
-  }
-  EXPECT_EQ(graph_output_stage.size(), outputs.size());
-}
+
+  const LoadedModel& model_;
+  const onnx::GraphProto& original_;
+  const PlacementPlan& plan_;
+  const StageSet& set_;
+  Json manifest_;
+  std::map<std::string, std::pair<int, int>> operators_;  // key -> (onnx index, plan stage)
+  std::set<std::string> constants_;                        // keys of constant producers
+  std::map<std::string, int> operator_producer_;  // tensor -> onnx index of the operator writing it
+  std::set<std::string> original_inputs_;
+  std::vector<onnx::ModelProto> stages_;
+  std::multiset<std::string> placed_;
+  std::multiset<std::tuple<int, int, std::string>> edges_;
+  std::map<std::string, int> graph_output_stage_;
+  std::set<std::string> inputs_read_;
+  std::map<std::string, int> produced_here_;  // of the stage being checked
+  std::set<std::string> read_here_;           // of the stage being checked
+};
 
 struct Case {
   const char* file;
@@ -360,7 +402,7 @@ TEST_P(BundledStages, EveryStageIsValidAndTheyComposeToTheOriginal) {
   const PlacementPlan plan = planFrom(stage_of_node);
   auto set = buildStageModels(model.path, model.graph, plan);
   ASSERT_TRUE(set.hasValue()) << set.status().message();
-  expectStagesComposeToOriginal(model, plan, *set);
+  StageComposition(model, plan, *set).check();
 }
 
 INSTANTIATE_TEST_SUITE_P(
