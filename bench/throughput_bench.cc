@@ -432,6 +432,116 @@ int runScaling(const Options& options, const std::vector<const Workload*>& workl
   return !failed && fast ? 0 : 1;
 }
 
+// The workloads' notes, and why DPL's values may differ from the table's.
+void printNotes(const std::vector<Row>& rows) {
+  bool notes_header = false;
+  for (const Row& row : rows) {
+    if (row.workload->note == nullptr) continue;
+    if (!notes_header) std::printf("\nnotes:\n");
+    notes_header = true;
+    std::printf("  %s: %s\n", row.workload->name, row.workload->note);
+  }
+  const bool dpl_differs = std::any_of(rows.begin(), rows.end(), [](const Row& row) {
+    return row.dpl && row.dpl->report.ok && !dplMatches(*row.workload, row.dpl->report);
+  });
+  if (dpl_differs) {
+    if (!notes_header) std::printf("\nnotes:\n");
+    std::printf(
+        "  DPL \"diff\": DPL's max-load depends on the topological order it linearises along, which "
+        "is not the reference's; only the DP optimum is a target\n");
+  }
+}
+
+// What the rows add up to.
+struct Totals {
+  double dp_total = 0, ref_dp_total = 0, ref_total = 0, max_seconds = 0, max_rss = 0;
+  int with_reference = 0, optima_matched = 0, solves_failed = 0, dpl_checked = 0, dpl_matched = 0;
+  std::string slowest = "-", largest = "-";
+  bool speedupKnown() const { return ref_dp_total > 0 && ref_total > 0; }
+  double speedup() const { return speedupKnown() ? ref_total / ref_dp_total : 0; }
+};
+
+Totals totals(const std::vector<Row>& rows) {
+  Totals t;
+  auto consider = [&](const Row& row, const Measurement& m, const char* algorithm) {
+    const std::string label = std::string(row.workload->name) + " " + algorithm;
+    if (!m.report.ok) ++t.solves_failed;
+    if (m.report.seconds > t.max_seconds) {
+      t.max_seconds = m.report.seconds;
+      t.slowest = label;
+    }
+    if (m.rss_mib > t.max_rss) {
+      t.max_rss = m.rss_mib;
+      t.largest = label;
+    }
+  };
+  for (const Row& row : rows) {
+    const Workload& w = *row.workload;
+    consider(row, row.dp, "DP");
+    if (row.dpl) consider(row, *row.dpl, "DPL");
+    if (dpMatches(w, row.dp.report)) ++t.optima_matched;
+    if (row.dpl && row.dpl->report.ok) {
+      ++t.dpl_checked;
+      if (dplMatches(w, row.dpl->report)) ++t.dpl_matched;
+    }
+    t.dp_total += row.dp.report.seconds;
+    if (w.ref_seconds >= 0) {
+      ++t.with_reference;
+      t.ref_dp_total += row.dp.report.seconds;
+      t.ref_total += w.ref_seconds;
+    }
+  }
+  return t;
+}
+
+void printTotals(const Totals& t, std::size_t rows) {
+  std::printf(
+      "\ntotal DP time %.2f s over %d workload(s) with a reference time (%.2f s over all %zu) vs the "
+      "reference's %.1f s: %s\n",
+      t.ref_dp_total, t.with_reference, t.dp_total, rows, t.ref_total,
+      t.speedupKnown() ? formatNumber("%.1fx faster", t.speedup()).c_str() : "speed-up n/a");
+  std::printf("max single-solve time %.2f s (%s); max peak RSS %.1f MiB (%s)\n", t.max_seconds,
+              t.slowest.c_str(), t.max_rss, t.largest.c_str());
+  if (t.dpl_checked > 0) {
+    std::printf("DPL max-loads equal to Table 1's two-decimal values: %d of %d (informational)\n",
+                t.dpl_matched, t.dpl_checked);
+  }
+  std::printf("\n");
+}
+
+// The targets' verdicts; whether all pass.
+bool judge(const Totals& t, std::size_t rows) {
+  bool all_pass = true;
+  auto verdict = [&](bool pass, const std::string& text) {
+    printVerdict(pass, text);
+    all_pass = all_pass && pass;
+  };
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "optima: %d of %zu DP max-loads equal Table 1 (relative 1e-6; 1e-4 where "
+                "only two decimals are published)",
+                t.optima_matched, rows);
+  verdict(t.optima_matched == static_cast<int>(rows), text);
+  if (t.solves_failed > 0) {
+    std::snprintf(text, sizeof text, "solves: %d solve(s) failed", t.solves_failed);
+    verdict(false, text);
+  }
+  if (!t.speedupKnown()) {
+    std::printf("SKIP speed-up: no selected workload has a nonzero reference time\n");
+  } else {
+    std::snprintf(text, sizeof text, "speed-up: %.1fx faster in total than the reference (target >= %.0fx)",
+                  t.speedup(), kSpeedupTarget);
+    verdict(t.speedup() >= kSpeedupTarget, text);
+  }
+  std::snprintf(text, sizeof text, "time: slowest solve %.2f s (target <= %.0f s)", t.max_seconds,
+                kTimeLimitSeconds);
+  verdict(t.max_seconds <= kTimeLimitSeconds, text);
+  std::snprintf(text, sizeof text, "memory: peak RSS %.1f MiB (target < %.0f MiB)", t.max_rss,
+                kMemoryLimitMiB);
+  verdict(t.max_rss < kMemoryLimitMiB, text);
+  return all_pass;
+}
+
 int run(const Options& options) {
   std::vector<const Workload*> workloads;
   for (const Workload& w : kWorkloads) {
@@ -459,99 +569,10 @@ int run(const Options& options) {
     rows.push_back(std::move(row));
   }
 
-  bool notes_header = false;
-  for (const Row& row : rows) {
-    if (row.workload->note == nullptr) continue;
-    if (!notes_header) std::printf("\nnotes:\n");
-    notes_header = true;
-    std::printf("  %s: %s\n", row.workload->name, row.workload->note);
-  }
-  const bool dpl_differs = std::any_of(rows.begin(), rows.end(), [](const Row& row) {
-    return row.dpl && row.dpl->report.ok && !dplMatches(*row.workload, row.dpl->report);
-  });
-  if (dpl_differs) {
-    if (!notes_header) std::printf("\nnotes:\n");
-    std::printf(
-        "  DPL \"diff\": DPL's max-load depends on the topological order it linearises along, which "
-        "is not the reference's; only the DP optimum is a target\n");
-  }
-
-  // Totals.
-  double dp_total = 0, ref_dp_total = 0, ref_total = 0, max_seconds = 0, max_rss = 0;
-  int with_reference = 0, optima_matched = 0, solves_failed = 0, dpl_checked = 0, dpl_matched = 0;
-  std::string slowest = "-", largest = "-";
-  auto consider = [&](const Row& row, const Measurement& m, const char* algorithm) {
-    const std::string label = std::string(row.workload->name) + " " + algorithm;
-    if (!m.report.ok) ++solves_failed;
-    if (m.report.seconds > max_seconds) {
-      max_seconds = m.report.seconds;
-      slowest = label;
-    }
-    if (m.rss_mib > max_rss) {
-      max_rss = m.rss_mib;
-      largest = label;
-    }
-  };
-  for (const Row& row : rows) {
-    const Workload& w = *row.workload;
-    consider(row, row.dp, "DP");
-    if (row.dpl) consider(row, *row.dpl, "DPL");
-    if (dpMatches(w, row.dp.report)) ++optima_matched;
-    if (row.dpl && row.dpl->report.ok) {
-      ++dpl_checked;
-      if (dplMatches(w, row.dpl->report)) ++dpl_matched;
-    }
-    dp_total += row.dp.report.seconds;
-    if (w.ref_seconds >= 0) {
-      ++with_reference;
-      ref_dp_total += row.dp.report.seconds;
-      ref_total += w.ref_seconds;
-    }
-  }
-  const bool speedup_known = ref_dp_total > 0 && ref_total > 0;
-  const double speedup = speedup_known ? ref_total / ref_dp_total : 0;
-
-  std::printf(
-      "\ntotal DP time %.2f s over %d workload(s) with a reference time (%.2f s over all %zu) vs the "
-      "reference's %.1f s: %s\n",
-      ref_dp_total, with_reference, dp_total, rows.size(), ref_total,
-      speedup_known ? formatNumber("%.1fx faster", speedup).c_str() : "speed-up n/a");
-  std::printf("max single-solve time %.2f s (%s); max peak RSS %.1f MiB (%s)\n", max_seconds, slowest.c_str(),
-              max_rss, largest.c_str());
-  if (dpl_checked > 0) {
-    std::printf("DPL max-loads equal to Table 1's two-decimal values: %d of %d (informational)\n",
-                dpl_matched, dpl_checked);
-  }
-  std::printf("\n");
-
-  bool all_pass = true;
-  auto verdict = [&](bool pass, const std::string& text) {
-    printVerdict(pass, text);
-    all_pass = all_pass && pass;
-  };
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "optima: %d of %zu DP max-loads equal Table 1 (relative 1e-6; 1e-4 where "
-                "only two decimals are published)",
-                optima_matched, rows.size());
-  verdict(optima_matched == static_cast<int>(rows.size()), text);
-  if (solves_failed > 0) {
-    std::snprintf(text, sizeof text, "solves: %d solve(s) failed", solves_failed);
-    verdict(false, text);
-  }
-  if (!speedup_known) {
-    std::printf("SKIP speed-up: no selected workload has a nonzero reference time\n");
-  } else {
-    std::snprintf(text, sizeof text, "speed-up: %.1fx faster in total than the reference (target >= %.0fx)",
-                  speedup, kSpeedupTarget);
-    verdict(speedup >= kSpeedupTarget, text);
-  }
-  std::snprintf(text, sizeof text, "time: slowest solve %.2f s (target <= %.0f s)", max_seconds,
-                kTimeLimitSeconds);
-  verdict(max_seconds <= kTimeLimitSeconds, text);
-  std::snprintf(text, sizeof text, "memory: peak RSS %.1f MiB (target < %.0f MiB)", max_rss, kMemoryLimitMiB);
-  verdict(max_rss < kMemoryLimitMiB, text);
-  return all_pass ? 0 : 1;
+  printNotes(rows);
+  const Totals t = totals(rows);
+  printTotals(t, rows.size());
+  return judge(t, rows.size()) ? 0 : 1;
 }
 
 }  // namespace

@@ -286,23 +286,26 @@ struct Reference {
   std::vector<int> piece_of;             // per node, -1 on the CPU
 };
 
-Reference simulate(const RandomDag& dag, const std::vector<int>& device_of, int accelerators) {
+// reach[u][v]: a path of one edge or more leads from u to v.
+std::vector<std::vector<bool>> reachability(const RandomDag& dag) {
   const int n = dag.n;
   std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
-  std::vector<std::vector<int>> preds(n), succs(n);
-  for (auto [u, v] : dag.edges) {
+  for (auto [u, v] : dag.edges)
     reach[u][v] = true;
-    preds[v].push_back(u);
-    succs[u].push_back(v);
-  }
   for (int m = 0; m < n; ++m)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         if (reach[i][m] && reach[m][j]) reach[i][j] = true;
+  return reach;
+}
 
-  Reference ref;
+// Each accelerator's nodes in levels: a node is one level above every node of its device from which a
+// path leaves the device and comes back to it. One piece per (device, level), by device then level.
+void levelPieces(const std::vector<std::vector<bool>>& reach, const std::vector<int>& device_of,
+                 int accelerators, Reference& ref, std::vector<int>& piece_device,
+                 std::vector<int>& piece_level) {
+  const int n = static_cast<int>(device_of.size());
   ref.piece_of.assign(n, -1);
-  std::vector<int> piece_device, piece_level;
   for (int d = 0; d < accelerators; ++d) {
     std::vector<int> level(n, 0);
     int levels = 0;
@@ -330,65 +333,90 @@ Reference simulate(const RandomDag& dag, const std::vector<int>& device_of, int 
       }
     }
   }
+}
 
-  // Jobs: pieces, then CPU nodes. A job's inputs are the jobs of nodes outside it with an edge in.
-  const int pieces = static_cast<int>(ref.pieces.size());
-  std::vector<int> job_of(n);
-  std::vector<std::vector<int>> members = ref.pieces;
+// What the simulation runs: the pieces, then one job per CPU node.
+struct Jobs {
+  int pieces = 0;
+  std::vector<std::vector<int>> members;
+  std::vector<int> job_of;             // per node
+  std::vector<double> duration;        // a piece's compute and transfers in and out; a CPU node's time
+  std::vector<std::set<int>> inputs;   // the jobs of nodes outside it with an edge in
+};
+
+Jobs makeJobs(const RandomDag& dag, const Reference& ref) {
+  const int n = dag.n;
+  std::vector<std::vector<int>> preds(n), succs(n);
+  for (auto [u, v] : dag.edges) {
+    preds[v].push_back(u);
+    succs[u].push_back(v);
+  }
+  Jobs jobs;
+  jobs.pieces = static_cast<int>(ref.pieces.size());
+  jobs.members = ref.pieces;
+  jobs.job_of.resize(n);
   for (int v = 0; v < n; ++v) {
     if (ref.piece_of[v] >= 0) {
-      job_of[v] = ref.piece_of[v];
+      jobs.job_of[v] = ref.piece_of[v];
     } else {
-      job_of[v] = static_cast<int>(members.size());
-      members.push_back({v});
+      jobs.job_of[v] = static_cast<int>(jobs.members.size());
+      jobs.members.push_back({v});
     }
   }
-  const int jobs = static_cast<int>(members.size());
-  std::vector<double> duration(jobs, 0);
-  std::vector<std::set<int>> inputs(jobs);
-  for (int j = 0; j < jobs; ++j) {
-    std::set<int> in(members[j].begin(), members[j].end());
-    if (j >= pieces) {
-      duration[j] = dag.p_cpu[members[j][0]];
+  const int count = static_cast<int>(jobs.members.size());
+  jobs.duration.assign(count, 0);
+  jobs.inputs.resize(count);
+  for (int j = 0; j < count; ++j) {
+    const std::vector<int>& members = jobs.members[j];
+    std::set<int> in(members.begin(), members.end());
+    if (j >= jobs.pieces) {
+      jobs.duration[j] = dag.p_cpu[members[0]];
     } else {
       std::set<int> senders, leaving;
-      for (int v : members[j]) {
-        duration[j] += dag.p_acc[v];
+      for (int v : members) {
+        jobs.duration[j] += dag.p_acc[v];
         for (int u : preds[v])
           if (!in.count(u)) senders.insert(u);
         for (int w : succs[v])
           if (!in.count(w)) leaving.insert(v);
       }
       for (int u : senders)
-        duration[j] += dag.cost[u];
+        jobs.duration[j] += dag.cost[u];
       for (int v : leaving)
-        duration[j] += dag.cost[v];
+        jobs.duration[j] += dag.cost[v];
     }
-    for (int v : members[j])
+    for (int v : members)
       for (int u : preds[v])
-        if (job_of[u] != j) inputs[j].insert(job_of[u]);
+        if (jobs.job_of[u] != j) jobs.inputs[j].insert(jobs.job_of[u]);
   }
+  return jobs;
+}
 
-  std::vector<double> done_at(jobs, -1);
-  std::vector<bool> started(jobs, false);
+// Event simulation: a job starts once its inputs are done, a piece also once its device is free and
+// its device's previous level is done. Each job's end, or -1 for the jobs that never start.
+std::vector<double> runJobs(const Jobs& jobs, const std::vector<int>& piece_device,
+                            const std::vector<int>& piece_level, int accelerators) {
+  const int count = static_cast<int>(jobs.members.size());
+  std::vector<double> done_at(count, -1);
+  std::vector<bool> started(count, false);
   std::vector<bool> busy(accelerators, false);
   using Event = std::pair<double, int>;  // (time, job) of a completion
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   double now = 0;
   auto startReady = [&] {
-    for (int j = 0; j < jobs; ++j) {
+    for (int j = 0; j < count; ++j) {
       if (started[j]) continue;
-      bool inputs_done =
-          std::all_of(inputs[j].begin(), inputs[j].end(), [&](int i) { return done_at[i] >= 0; });
+      const std::set<int>& inputs = jobs.inputs[j];
+      bool inputs_done = std::all_of(inputs.begin(), inputs.end(), [&](int i) { return done_at[i] >= 0; });
       if (!inputs_done) continue;
-      if (j < pieces) {
+      if (j < jobs.pieces) {
         const int d = piece_device[j];
         bool previous_done = piece_level[j] == 1 || done_at[j - 1] >= 0;
         if (busy[d] || !previous_done) continue;
         busy[d] = true;
       }
       started[j] = true;
-      events.emplace(now + duration[j], j);
+      events.emplace(now + jobs.duration[j], j);
     }
   };
   startReady();
@@ -397,28 +425,31 @@ Reference simulate(const RandomDag& dag, const std::vector<int>& device_of, int 
     events.pop();
     now = time;
     done_at[j] = time;
-    if (j < pieces) busy[piece_device[j]] = false;
+    if (j < jobs.pieces) busy[piece_device[j]] = false;
     startReady();
   }
+  return done_at;
+}
+
+Reference simulate(const RandomDag& dag, const std::vector<int>& device_of, int accelerators) {
+  Reference ref;
+  std::vector<int> piece_device, piece_level;
+  levelPieces(reachability(dag), device_of, accelerators, ref, piece_device, piece_level);
+  const Jobs jobs = makeJobs(dag, ref);
+  const std::vector<double> done_at = runJobs(jobs, piece_device, piece_level, accelerators);
   if (std::any_of(done_at.begin(), done_at.end(), [](double t) { return t < 0; })) {
     ref.deadlock = true;
     return ref;
   }
-  ref.finish.resize(n);
-  for (int v = 0; v < n; ++v)
-    ref.finish[v] = done_at[job_of[v]];
+  ref.finish.resize(dag.n);
+  for (int v = 0; v < dag.n; ++v)
+    ref.finish[v] = done_at[jobs.job_of[v]];
   return ref;
 }
 
 bool contiguous(const RandomDag& dag, const std::vector<Vertex>& set) {
   const int n = dag.n;
-  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
-  for (auto [u, v] : dag.edges)
-    reach[u][v] = true;
-  for (int m = 0; m < n; ++m)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (reach[i][m] && reach[m][j]) reach[i][j] = true;
+  const std::vector<std::vector<bool>> reach = reachability(dag);
   std::vector<bool> in(n, false);
   for (Vertex v : set)
     in[v] = true;
