@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -219,9 +220,8 @@ int overrunTable(const Options& o, const std::string& dir) {
   return met == runs ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The options, or nothing after a usage message.
+std::optional<Options> parseArgs(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
       if (!backend || !mip::backendAvailable(*backend)) {
         std::fprintf(stderr, "ip_bench: --mip-solver must be glpk or cbc (cbc when built in), got '%s'\n",
                      argv[i]);
-        return 2;
+        return std::nullopt;
       }
       o.backend = *backend;
     } else if (a == "--interrupt-after" && i + 1 < argc) {
@@ -252,82 +252,101 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: ip_bench [--time-limit S] [--only SUBSTRING]... [--warm] [--skip-throughput] "
                    "[--skip-latency] [--overrun] [--interrupt-after S] [--mip-solver glpk|cbc]\n");
-      return 2;
+      return std::nullopt;
     }
   }
+  return o;
+}
+
+// Max-load (Table 1): the contiguous and the non-contiguous program on each workload.
+int throughputTable(const Options& o, const std::string& dir) {
+  std::printf("Max-load (Table 1; ref = DP optimum; paper = Gurobi IP, non-contiguous)\n");
+  header("DP");
+  for (const ThroughputCase& c : kThroughput) {
+    if (!bench::selected(o.only, c.name)) continue;
+    auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
+    if (!problem) {
+      std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
+      return 1;
+    }
+    auto dp = runPipeline(*problem, defaultPipeline("dp"));
+    if (!dp) {
+      std::fprintf(stderr, "ip_bench: %s: %s\n", c.name, dp.status().message().c_str());
+      continue;
+    }
+    for (bool contiguous : {true, false}) {
+      const Problem p = preprocess(*problem, contiguous ? "subdivide,colocate,scc" : "subdivide,colocate");
+      Tracker tracker{dp->solve.value};
+      MaxLoadIpOptions options;
+      options.contiguous = contiguous;
+      options.backend = o.backend;
+      options.limits.time_limit = o.time_limit;
+      options.mip_progress = tracker.callback();
+      options.progress_interval = 0.25;
+      if (o.warm) options.start = runPipeline(p, defaultPipeline("dp"))->solve.placement.device_of;
+      SolveResult r = solveMaxLoadIp(p, options);
+      if (tracker.reached_at < 0 && std::isfinite(r.value) && r.value <= tracker.target * (1 + 1e-9)) {
+        tracker.reached_at = r.stats.seconds;
+      }
+      printRow(c.name, contiguous ? "contiguous" : "non-contig", r, dp->solve.value, tracker.reached_at,
+               contiguous ? c.paper_dp : c.paper_noncont, contiguous ? "(DP)" : "");
+    }
+  }
+  std::printf("\n");
+  return 0;
+}
+
+// Latency (Table 4).
+int latencyTable(const Options& o, const std::string& dir) {
+  std::printf(
+      "Latency (Table 4; ref = greedy; the IP starts from the better of greedy and DPL's max-load "
+      "split)\n");
+  header("greedy");
+  for (const LatencyCase& c : kLatency) {
+    if (!bench::selected(o.only, c.name)) continue;
+    auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
+    if (!problem) {
+      std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
+      return 1;
+    }
+    problem->objective.goal = Goal::Latency;
+    const Problem p = preprocess(*problem, "subdivide");
+    const SolveResult greedy = solveLatencyGreedy(p);
+    Tracker tracker{greedy.value};
+    LatencyIpOptions options;
+    options.backend = o.backend;
+    options.limits.time_limit = o.time_limit;
+    options.mip_progress = tracker.callback();
+    options.progress_interval = 0.25;
+    Problem throughput = p;
+    throughput.objective.goal = Goal::Throughput;
+    if (auto dp = runPipeline(throughput, defaultPipeline("dpl"))) {
+      options.baselines.push_back(dp->solve.placement.device_of);
+    }
+    SolveResult r = solveLatencyIp(p, options);
+    if (tracker.reached_at < 0 && std::isfinite(r.value) && r.value <= tracker.target * (1 + 1e-9)) {
+      tracker.reached_at = 0;
+    }
+    printRow(c.name, "latency q=1", r, greedy.value, tracker.reached_at, c.paper_ip,
+             std::string("gap ") + c.paper_gap);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::optional<Options> parsed = parseArgs(argc, argv);
+  if (!parsed) return 2;
+  const Options& o = *parsed;
   const std::string dir = PLACER_BENCH_WORKLOAD_DIR;
   if (o.overrun) return overrunTable(o, dir);
   std::printf("%s integer programs, time limit %.0f s per run, %s starts\n\n",
               o.backend == mip::Backend::Cbc ? "CBC" : "GLPK", o.time_limit,
               o.warm ? "warm (DP split)" : "cold");
   if (o.throughput) {
-    std::printf("Max-load (Table 1; ref = DP optimum; paper = Gurobi IP, non-contiguous)\n");
-    header("DP");
-    for (const ThroughputCase& c : kThroughput) {
-      if (!bench::selected(o.only, c.name)) continue;
-      auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
-      if (!problem) {
-        std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
-        return 1;
-      }
-      auto dp = runPipeline(*problem, defaultPipeline("dp"));
-      if (!dp) {
-        std::fprintf(stderr, "ip_bench: %s: %s\n", c.name, dp.status().message().c_str());
-        continue;
-      }
-      for (bool contiguous : {true, false}) {
-        const Problem p = preprocess(*problem, contiguous ? "subdivide,colocate,scc" : "subdivide,colocate");
-        Tracker tracker{dp->solve.value};
-        MaxLoadIpOptions options;
-        options.contiguous = contiguous;
-        options.backend = o.backend;
-        options.limits.time_limit = o.time_limit;
-        options.mip_progress = tracker.callback();
-        options.progress_interval = 0.25;
-        if (o.warm) options.start = runPipeline(p, defaultPipeline("dp"))->solve.placement.device_of;
-        SolveResult r = solveMaxLoadIp(p, options);
-        if (tracker.reached_at < 0 && std::isfinite(r.value) && r.value <= tracker.target * (1 + 1e-9)) {
-          tracker.reached_at = r.stats.seconds;
-        }
-        printRow(c.name, contiguous ? "contiguous" : "non-contig", r, dp->solve.value, tracker.reached_at,
-                 contiguous ? c.paper_dp : c.paper_noncont, contiguous ? "(DP)" : "");
-      }
-    }
-    std::printf("\n");
+    if (int code = throughputTable(o, dir)) return code;
   }
-  if (o.latency) {
-    std::printf(
-        "Latency (Table 4; ref = greedy; the IP starts from the better of greedy and DPL's max-load "
-        "split)\n");
-    header("greedy");
-    for (const LatencyCase& c : kLatency) {
-      if (!bench::selected(o.only, c.name)) continue;
-      auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
-      if (!problem) {
-        std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
-        return 1;
-      }
-      problem->objective.goal = Goal::Latency;
-      const Problem p = preprocess(*problem, "subdivide");
-      const SolveResult greedy = solveLatencyGreedy(p);
-      Tracker tracker{greedy.value};
-      LatencyIpOptions options;
-      options.backend = o.backend;
-      options.limits.time_limit = o.time_limit;
-      options.mip_progress = tracker.callback();
-      options.progress_interval = 0.25;
-      Problem throughput = p;
-      throughput.objective.goal = Goal::Throughput;
-      if (auto dp = runPipeline(throughput, defaultPipeline("dpl"))) {
-        options.baselines.push_back(dp->solve.placement.device_of);
-      }
-      SolveResult r = solveLatencyIp(p, options);
-      if (tracker.reached_at < 0 && std::isfinite(r.value) && r.value <= tracker.target * (1 + 1e-9)) {
-        tracker.reached_at = 0;
-      }
-      printRow(c.name, "latency q=1", r, greedy.value, tracker.reached_at, c.paper_ip,
-               std::string("gap ") + c.paper_gap);
-    }
-  }
+  if (o.latency) return latencyTable(o, dir);
   return 0;
 }
