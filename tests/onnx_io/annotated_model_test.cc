@@ -246,6 +246,94 @@ TEST(AnnotateMode, ParsesTheThreeModes) {
   }
 }
 
+// The plan JSON names every operator once, with its stage and device, and the names are the model's:
+// unnamed nodes now carry their generated names; `generated` counts those.
+void expectPlanMetadata(const onnx::ModelProto& original, const onnx::ModelProto& model,
+                        const OnnxGraph& graph, const PlacementPlan& plan, int& generated) {
+  auto plan_text = metadataValue(model, "onnx_placer.plan");
+  ASSERT_TRUE(plan_text.has_value());
+  const auto json = nlohmann::ordered_json::parse(*plan_text);
+  EXPECT_EQ(json["version"], 1);
+  EXPECT_EQ(json["objective"], "throughput");
+  EXPECT_EQ(json["algorithm"], "dp");
+  EXPECT_EQ(json["status"], "optimal");
+  EXPECT_DOUBLE_EQ(json["max_load_seconds"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(json["bound_seconds"].get<double>(), 0.4);
+  ASSERT_EQ(json["devices"].size(), 3u);
+  EXPECT_EQ(json["devices"][2]["name"], "cpu");
+  EXPECT_EQ(json["devices"][2]["accelerator"], false);
+  ASSERT_EQ(json["stages"].size(), 2u);
+  EXPECT_EQ(json["stages"][1]["label"], "stage1");
+  EXPECT_EQ(json["stages"][1]["device"], "gpu:1");
+  EXPECT_DOUBLE_EQ(json["stages"][1]["memory"].get<double>(), 2e6);
+  EXPECT_EQ(json["layer_assignment_settings"], "gpu:0(=stage0); gpu:1(=stage1)");
+  EXPECT_EQ(metadataValue(model, "onnx_placer.layer_assignment_settings"), plan.layerAssignmentSettings());
+  ASSERT_EQ(json["nodes"].size(), graph.nodes.size());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const OnnxNode& node = graph.nodes[i];
+    generated += node.generated_name ? 1 : 0;
+    EXPECT_EQ(model.graph().node(node.onnx_index).name(), node.name);
+    ASSERT_TRUE(json["nodes"].contains(node.name)) << node.name;
+    EXPECT_EQ(json["nodes"][node.name]["stage"], plan.stage_of_node[i]) << node.name;
+    EXPECT_EQ(json["nodes"][node.name]["device"], i < graph.nodes.size() / 2 ? "gpu:0" : "gpu:1");
+  }
+  // Names the model gave are kept; only unnamed nodes were named.
+  for (int i = 0; i < original.graph().node_size(); ++i) {
+    if (!original.graph().node(i).name().empty()) {
+      EXPECT_EQ(model.graph().node(i).name(), original.graph().node(i).name());
+    }
+  }
+}
+
+// Each node's raw fields 9 (metadata_props: the stage's layer annotation) and 10 (device
+// configurations), per mode.
+void expectNodeFields(const std::vector<WireField>& graph_fields, const onnx::ModelProto& model,
+                      const OnnxGraph& graph, const PlacementPlan& plan, AnnotateMode mode) {
+  const auto nodes = fieldsNumbered(graph_fields, 1);
+  ASSERT_EQ(static_cast<int>(nodes.size()), model.graph().node_size());
+  const std::vector<int> stages = expectedStages(graph, plan, model.graph().node_size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeFields fields = nodeFields(nodes[i]);
+    const std::string what = "node " + std::to_string(i) + " (" + model.graph().node(i).op_type() + ")";
+    ASSERT_GE(stages[i], 0) << what << " is neither placed nor folded into a placed node";
+    if (mode == AnnotateMode::Metadata) {
+      EXPECT_TRUE(fields.layer_annotations.empty()) << what;
+    } else {
+      EXPECT_EQ(fields.layer_annotations, std::vector<std::string>{plan.stages[stages[i]].label}) << what;
+    }
+    if (mode == AnnotateMode::OnnxIr11) {
+      ASSERT_EQ(fields.configurations.size(), 1u) << what;
+      EXPECT_EQ(fields.configurations[0].first, "onnx_placer") << what;
+      EXPECT_EQ(fields.configurations[0].second, stages[i]) << what;
+    } else {
+      EXPECT_TRUE(fields.configurations.empty()) << what;
+    }
+  }
+}
+
+// The model's field 26 (device configurations): only with onnx-ir11, naming the stages' devices.
+void expectModelConfiguration(const std::vector<WireField>& top, AnnotateMode mode) {
+  const auto configurations = fieldsNumbered(top, 26);
+  if (mode != AnnotateMode::OnnxIr11) {
+    EXPECT_TRUE(configurations.empty());
+  } else {
+    ASSERT_EQ(configurations.size(), 1u);
+    auto config = decodeMessage(configurations[0].bytes);
+    ASSERT_TRUE(config.has_value());
+    auto name = fieldsNumbered(*config, 1);
+    auto num_devices = fieldsNumbered(*config, 2);
+    auto devices = fieldsNumbered(*config, 3);
+    ASSERT_EQ(name.size(), 1u);
+    EXPECT_EQ(name[0].bytes, "onnx_placer");
+    ASSERT_EQ(num_devices.size(), 1u);
+    EXPECT_EQ(num_devices[0].wire_type, 0);
+    EXPECT_EQ(num_devices[0].value, 2u);  // the CPU is offered but holds no stage
+    ASSERT_EQ(devices.size(), 2u);
+    EXPECT_EQ(devices[0].bytes, "gpu:0");
+    EXPECT_EQ(devices[1].bytes, "gpu:1");
+  }
+}
+
 class BundledModels : public ::testing::TestWithParam<std::tuple<const char*, AnnotateMode>> {};
 
 TEST_P(BundledModels, AnnotatedModelIsValidAndCarriesThePlan) {
@@ -268,43 +356,9 @@ TEST_P(BundledModels, AnnotatedModelIsValidAndCarriesThePlan) {
                                                                   : 11;
   EXPECT_EQ(model.ir_version(), expected_ir);
   expectCheckerPasses(model);
-
-  // The plan JSON names every operator once, with its stage and device, and the names are the
-  // model's: unnamed nodes now carry their generated names.
-  auto plan_text = metadataValue(model, "onnx_placer.plan");
-  ASSERT_TRUE(plan_text.has_value());
-  const auto json = nlohmann::ordered_json::parse(*plan_text);
-  EXPECT_EQ(json["version"], 1);
-  EXPECT_EQ(json["objective"], "throughput");
-  EXPECT_EQ(json["algorithm"], "dp");
-  EXPECT_EQ(json["status"], "optimal");
-  EXPECT_DOUBLE_EQ(json["max_load_seconds"].get<double>(), 0.5);
-  EXPECT_DOUBLE_EQ(json["bound_seconds"].get<double>(), 0.4);
-  ASSERT_EQ(json["devices"].size(), 3u);
-  EXPECT_EQ(json["devices"][2]["name"], "cpu");
-  EXPECT_EQ(json["devices"][2]["accelerator"], false);
-  ASSERT_EQ(json["stages"].size(), 2u);
-  EXPECT_EQ(json["stages"][1]["label"], "stage1");
-  EXPECT_EQ(json["stages"][1]["device"], "gpu:1");
-  EXPECT_DOUBLE_EQ(json["stages"][1]["memory"].get<double>(), 2e6);
-  EXPECT_EQ(json["layer_assignment_settings"], "gpu:0(=stage0); gpu:1(=stage1)");
-  EXPECT_EQ(metadataValue(model, "onnx_placer.layer_assignment_settings"), plan.layerAssignmentSettings());
-  ASSERT_EQ(json["nodes"].size(), graph->nodes.size());
   int generated = 0;
-  for (std::size_t i = 0; i < graph->nodes.size(); ++i) {
-    const OnnxNode& node = graph->nodes[i];
-    generated += node.generated_name ? 1 : 0;
-    EXPECT_EQ(model.graph().node(node.onnx_index).name(), node.name);
-    ASSERT_TRUE(json["nodes"].contains(node.name)) << node.name;
-    EXPECT_EQ(json["nodes"][node.name]["stage"], plan.stage_of_node[i]) << node.name;
-    EXPECT_EQ(json["nodes"][node.name]["device"], i < graph->nodes.size() / 2 ? "gpu:0" : "gpu:1");
-  }
-  // Names the model gave are kept; only unnamed nodes were named.
-  for (int i = 0; i < original.graph().node_size(); ++i) {
-    if (!original.graph().node(i).name().empty()) {
-      EXPECT_EQ(model.graph().node(i).name(), original.graph().node(i).name());
-    }
-  }
+  expectPlanMetadata(original, model, *graph, plan, generated);
+  if (HasFatalFailure()) return;
   RecordProperty("generated_names", generated);
 
   // The raw bytes: IR version, node fields 9 and 10, model field 26.
@@ -317,45 +371,9 @@ TEST_P(BundledModels, AnnotatedModelIsValidAndCarriesThePlan) {
   ASSERT_EQ(graph_field.size(), 1u);
   auto graph_fields = decodeMessage(graph_field[0].bytes);
   ASSERT_TRUE(graph_fields.has_value());
-  const auto nodes = fieldsNumbered(*graph_fields, 1);
-  ASSERT_EQ(static_cast<int>(nodes.size()), model.graph().node_size());
-  const std::vector<int> stages = expectedStages(*graph, plan, model.graph().node_size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const NodeFields fields = nodeFields(nodes[i]);
-    const std::string what = "node " + std::to_string(i) + " (" + model.graph().node(i).op_type() + ")";
-    ASSERT_GE(stages[i], 0) << what << " is neither placed nor folded into a placed node";
-    if (mode == AnnotateMode::Metadata) {
-      EXPECT_TRUE(fields.layer_annotations.empty()) << what;
-    } else {
-      EXPECT_EQ(fields.layer_annotations, std::vector<std::string>{plan.stages[stages[i]].label}) << what;
-    }
-    if (mode == AnnotateMode::OnnxIr11) {
-      ASSERT_EQ(fields.configurations.size(), 1u) << what;
-      EXPECT_EQ(fields.configurations[0].first, "onnx_placer") << what;
-      EXPECT_EQ(fields.configurations[0].second, stages[i]) << what;
-    } else {
-      EXPECT_TRUE(fields.configurations.empty()) << what;
-    }
-  }
-  const auto configurations = fieldsNumbered(*top, 26);
-  if (mode != AnnotateMode::OnnxIr11) {
-    EXPECT_TRUE(configurations.empty());
-  } else {
-    ASSERT_EQ(configurations.size(), 1u);
-    auto config = decodeMessage(configurations[0].bytes);
-    ASSERT_TRUE(config.has_value());
-    auto name = fieldsNumbered(*config, 1);
-    auto num_devices = fieldsNumbered(*config, 2);
-    auto devices = fieldsNumbered(*config, 3);
-    ASSERT_EQ(name.size(), 1u);
-    EXPECT_EQ(name[0].bytes, "onnx_placer");
-    ASSERT_EQ(num_devices.size(), 1u);
-    EXPECT_EQ(num_devices[0].wire_type, 0);
-    EXPECT_EQ(num_devices[0].value, 2u);  // the CPU is offered but holds no stage
-    ASSERT_EQ(devices.size(), 2u);
-    EXPECT_EQ(devices[0].bytes, "gpu:0");
-    EXPECT_EQ(devices[1].bytes, "gpu:1");
-  }
+  expectNodeFields(*graph_fields, model, *graph, plan, mode);
+  if (HasFatalFailure()) return;
+  expectModelConfiguration(*top, mode);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BundledModels,
