@@ -167,14 +167,8 @@ void stringAttribute(onnx::NodeProto& node, const std::string& name, const std::
   a->set_s(value);
 }
 
-// x {1,3,8,8} -> Conv -> BatchNormalization -> Relu -> Clip -> Dropout -> Pad -> Slice -> Upsample or
-// Resize -> MaxPool -> Split -> (Unsqueeze -> Squeeze, ReduceSum) -> Add -> Softmax -> Flatten ->
-// Gemm -> MatMul -> Sigmoid -> y {1,10}.
-onnx::ModelProto networkAt(int opset) {
-  ModelWriter m(opset);
-  m.input("x", {1, 3, 8, 8});
-  m.output("y", {1, 10});
-
+// Conv -> BatchNormalization -> Relu (the same at every opset).
+void addConvBlock(ModelWriter& m) {
   m.weight("conv_w", {4, 3, 3, 3});
   m.weight("conv_b", {4});
   auto& conv = m.node("Conv", {"x", "conv_w", "conv_b"}, {"conv"});
@@ -185,7 +179,11 @@ onnx::ModelProto networkAt(int opset) {
     m.weight(name, {4});
   m.node("BatchNormalization", {"conv", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"bn"});
   m.node("Relu", {"bn"}, {"relu"});
+}
 
+// Clip (bounds as attributes before opset 11, as inputs from 11) -> Dropout (a ratio attribute
+// before 12).
+void addClipDropout(ModelWriter& m, int opset) {
   if (opset < 11) {
     auto& clip = m.node("Clip", {"relu"}, {"clip"});
     floatAttribute(clip, "min", 0.0f);
@@ -198,7 +196,10 @@ onnx::ModelProto networkAt(int opset) {
 
   auto& dropout = m.node("Dropout", {"clip"}, {"dropout"});
   if (opset < 12) floatAttribute(dropout, "ratio", 0.5f);
+}
 
+// Pad and Slice: their attributes became inputs at opsets 11 and 10.
+void addPadSlice(ModelWriter& m, int opset) {
   const std::vector<std::int64_t> pads = {0, 0, 1, 1, 0, 0, 1, 1};
   if (opset < 11) {
     auto& pad = m.node("Pad", {"dropout"}, {"pad"});
@@ -220,7 +221,11 @@ onnx::ModelProto networkAt(int opset) {
     m.ints("slice_axes", {2, 3});
     m.node("Slice", {"pad", "slice_starts", "slice_ends", "slice_axes"}, {"slice"});
   }
+}
 
+// Upsample (scales an attribute before 9, an input at 9), Resize from 10 (an roi input at 11 and 12,
+// left empty from 13).
+void addUpsample(ModelWriter& m, int opset) {
   const std::vector<float> scales = {1, 1, 2, 2};
   if (opset < 9) {
     auto& upsample = m.node("Upsample", {"slice"}, {"up"});
@@ -239,7 +244,11 @@ onnx::ModelProto networkAt(int opset) {
       m.node("Resize", {"slice", "", "up_scales"}, {"up"});
     }
   }
+}
 
+// MaxPool -> Split -> (Unsqueeze -> Squeeze, ReduceSum) -> Add -> Softmax -> Flatten: split sizes and
+// axes became inputs at 13.
+void addPoolSplitBranches(ModelWriter& m, int opset) {
   auto& pool = m.node("MaxPool", {"up"}, {"pool"});
   intsAttribute(pool, "kernel_shape", {2, 2});
   intsAttribute(pool, "strides", {2, 2});
@@ -265,7 +274,20 @@ onnx::ModelProto networkAt(int opset) {
   // output shape, and the cost, are the same either way.
   m.node("Softmax", {"sum"}, {"softmax"});
   intAttribute(m.node("Flatten", {"softmax"}, {"flat"}), "axis", 1);
+}
 
+// x {1,3,8,8} -> Conv -> BatchNormalization -> Relu -> Clip -> Dropout -> Pad -> Slice -> Upsample or
+// Resize -> MaxPool -> Split -> (Unsqueeze -> Squeeze, ReduceSum) -> Add -> Softmax -> Flatten ->
+// Gemm -> MatMul -> Sigmoid -> y {1,10}.
+onnx::ModelProto networkAt(int opset) {
+  ModelWriter m(opset);
+  m.input("x", {1, 3, 8, 8});
+  m.output("y", {1, 10});
+  addConvBlock(m);
+  addClipDropout(m, opset);
+  addPadSlice(m, opset);
+  addUpsample(m, opset);
+  addPoolSplitBranches(m, opset);
   m.weight("gemm_w", {128, 10});
   m.weight("gemm_c", {10});
   m.node("Gemm", {"flat", "gemm_w", "gemm_c"}, {"gemm"});
