@@ -119,8 +119,8 @@ std::vector<int> fillUnits(const Problem& problem, const std::vector<Vertex>& fo
   return owner;
 }
 
-// The nets each unit touches (how many of its vertices read it, whether it writes it); a net inside
-// one unit is never cut and touches none.
+// The nets each unit touches (how many of the net's vertices, its producer counted, are the unit's,
+// and whether the producer is); a net inside one unit is never cut and touches none.
 void fillNetTouches(const Problem& problem, const std::vector<int>& owner, DpInstance& instance) {
   instance.touches.resize(instance.units.size());
   for (std::size_t k = 0; k < problem.nets.size(); ++k) {
