@@ -1,12 +1,40 @@
 #include "api/model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "api/plugins.h"
 #include "cost_model/cost_sources.h"
 
 namespace placer::api {
+
+namespace {
+
+// What the options change in the named device set (" (changed: 3 accelerators, 0 CPU cores, 2000000000
+// bytes per accelerator)"), so that a report naming the set names the machine it placed on; in words,
+// the same from the command line and from the API.
+std::string overridesNamed(const PlaceOptions& options) {
+  std::vector<std::string> parts;
+  auto count = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (options.accelerators) parts.push_back(count(*options.accelerators, "accelerator", "accelerators"));
+  if (options.cpus) parts.push_back(count(*options.cpus, "CPU core", "CPU cores"));
+  if (options.memory) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.15g bytes per accelerator", *options.memory);
+    parts.push_back(text);
+  }
+  std::string out;
+  for (const std::string& part : parts)
+    out += (out.empty() ? " (changed: " : ", ") + part;
+  return out.empty() ? out : out + ")";
+}
+
+}  // namespace
 
 Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming naming) {
   Expected<DeviceSpec> spec = invalidInput("no devices");
@@ -65,6 +93,7 @@ Expected<DeviceSpec> resolveDevices(const PlaceOptions& options, OptionNaming na
     for (AcceleratorSpec& kind : spec->kinds)
       kind.memory = *options.memory;
   }
+  spec->name += overridesNamed(options);
   return spec;
 }
 

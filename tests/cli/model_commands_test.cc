@@ -165,6 +165,12 @@ TEST_F(CliTest, PlaceUsesDeviceFilesPresetsAndDims) {
   r = run({"place", model("light_squeezenet.onnx"), "--devices", spec, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["devices"], "tiny");
+  // The report names the machine placed on: what the flags changed in the set is in its name.
+  r = run({"place", model("light_squeezenet.onnx"), "--devices", spec, "--accelerators", "3", "--cpus", "0",
+           "--memory", "2e9", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["devices"],
+            "tiny (changed: 3 accelerators, 0 CPU cores, 2000000000 bytes per accelerator)");
   // --dim names a symbolic input dimension the model has; any other name is an error that lists them.
   EXPECT_EQ(
       run({"place", model("gpt_tied_light.onnx"), "--dim", "seq=16", "--dim", "batch=2", "-q"}).exit_code, 0);
