@@ -16,4 +16,5 @@ name=$(basename "$model" .onnx)
 /usr/bin/python3 "$here/check_triton.py" "$here/../data/triton/model_config.proto" "$tmp/repo" "$name" \
   >"$tmp/steps.json" || exit 1
 echo "config.pbtxt files parse and wire up: $(ls "$tmp/repo" | wc -l) models"
-node "$here/run_ensemble.mjs" "$model" "$tmp/steps.json" "$sets"
+# ONNX Runtime's memory in transparent huge pages, as tests/ort/common.sh explains.
+GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} node "$here/run_ensemble.mjs" "$model" "$tmp/steps.json" "$sets"
