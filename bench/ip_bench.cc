@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/table1.h"
@@ -184,6 +185,17 @@ bool overrunRow(const Options& o, const char* name, const char* program, Problem
   return met;
 }
 
+// The workload FILE in DIR/SUBDIRECTORY (throughput-inputs, latency-inputs), or nothing after saying
+// on stderr why it could not be read.
+std::optional<Problem> readCase(const std::string& dir, const char* subdirectory, const char* file) {
+  auto problem = readWorkload(dir + "/" + subdirectory + "/" + file);
+  if (!problem) {
+    std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(*problem);
+}
+
 int overrunTable(const Options& o, const std::string& dir) {
   if (o.interrupt_after >= 0) {
     std::printf(
@@ -199,8 +211,8 @@ int overrunTable(const Options& o, const std::string& dir) {
   int met = 0, runs = 0;
   for (const ThroughputCase& c : kThroughput) {
     if (!o.throughput || !bench::selected(o.only, c.name)) continue;
-    auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
-    if (!problem) return std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str()), 1;
+    auto problem = readCase(dir, "throughput-inputs", c.file);
+    if (!problem) return 1;
     for (const char* algorithm : {"ip", "ip-noncontig"}) {
       met += overrunRow(o, c.name, algorithm, *problem, algorithm, Goal::Throughput);
       ++runs;
@@ -208,8 +220,8 @@ int overrunTable(const Options& o, const std::string& dir) {
   }
   for (const LatencyCase& c : kLatency) {
     if (!o.latency || !bench::selected(o.only, c.name)) continue;
-    auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
-    if (!problem) return std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str()), 1;
+    auto problem = readCase(dir, "latency-inputs", c.file);
+    if (!problem) return 1;
     for (const char* algorithm : {"ip", "ip-noncontig"}) {
       met += overrunRow(o, c.name, algorithm[2] ? "latency q=2" : "latency q=1", *problem, algorithm,
                         Goal::Latency);
@@ -264,11 +276,8 @@ int throughputTable(const Options& o, const std::string& dir) {
   header("DP");
   for (const ThroughputCase& c : kThroughput) {
     if (!bench::selected(o.only, c.name)) continue;
-    auto problem = readWorkload(dir + "/throughput-inputs/" + c.file);
-    if (!problem) {
-      std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
-      return 1;
-    }
+    auto problem = readCase(dir, "throughput-inputs", c.file);
+    if (!problem) return 1;
     auto dp = runPipeline(*problem, defaultPipeline("dp"));
     if (!dp) {
       std::fprintf(stderr, "ip_bench: %s: %s\n", c.name, dp.status().message().c_str());
@@ -304,11 +313,8 @@ int latencyTable(const Options& o, const std::string& dir) {
   header("greedy");
   for (const LatencyCase& c : kLatency) {
     if (!bench::selected(o.only, c.name)) continue;
-    auto problem = readWorkload(dir + "/latency-inputs/" + c.file);
-    if (!problem) {
-      std::fprintf(stderr, "ip_bench: %s\n", problem.status().message().c_str());
-      return 1;
-    }
+    auto problem = readCase(dir, "latency-inputs", c.file);
+    if (!problem) return 1;
     problem->objective.goal = Goal::Latency;
     const Problem p = preprocess(*problem, "subdivide");
     const SolveResult greedy = solveLatencyGreedy(p);
