@@ -84,10 +84,10 @@ void Slicer::pushMinima(int j) {
   }
 }
 
-void Slicer::readRuns(int n, double optimum, std::vector<Run>& runs) const {
+void Slicer::readRuns(double optimum, std::vector<Run>& runs) const {
   runs.clear();
   if (!(optimum < kInfinity)) return;
-  int c = units_.cpus, a = units_.accelerators, j = n;
+  int c = units_.cpus, a = units_.accelerators, j = static_cast<int>(stride_) - 1;  // the order's end
   while (j > 0) {
     const std::size_t cell = combo(c, a) * stride_ + j;
     const std::int32_t ch = choice_[cell];
@@ -195,7 +195,7 @@ double Slicer::slice(const std::vector<int>& order, double below, std::vector<Ru
   }
 
   const double optimum = best_[combo(cpus, accs) * stride + n];
-  if (runs) readRuns(n, optimum, *runs);
+  if (runs) readRuns(optimum, *runs);
   return optimum;
 }
 

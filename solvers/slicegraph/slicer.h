@@ -64,9 +64,9 @@ class Slicer {
   bool dead(int k, int j) const { return pruning_ && !live_[k * stride_ + j]; }
   // Position j (its cells filled) onto every combination's suffix-minimum stack.
   void pushMinima(int j);
-  // The runs of the best slicing whose table was just filled (of max-load `optimum`; none when it is
-  // infinite), in pipeline order.
-  void readRuns(int n, double optimum, std::vector<Run>& runs) const;
+  // The runs of the best slicing of the order whose table was just filled (of max-load `optimum`; none
+  // when it is infinite), in pipeline order.
+  void readRuns(double optimum, std::vector<Run>& runs) const;
 
   const UnitGraph& units_;
   CapacityRelaxation relaxation_;
