@@ -33,30 +33,32 @@ bool samePath(const std::filesystem::path& a, const std::filesystem::path& b) {
 
 }  // namespace
 
-picture::PlacementView placedView(const api::LoadedModel& model, const api::Placed& placed) {
+namespace {
+
+// The picture of `placement` on `problem`, titled "NAME on K accelerator(s) [and C CPU core(s)]".
+picture::PlacementView viewOf(const std::string& name, const Problem& problem, const Placement& placement) {
   picture::PlacementView view;
-  const DeviceSet& devices = placed.problem.devices;
-  view.title = std::filesystem::path(model.graph.path).filename().string() + " on " +
-               std::to_string(devices.accelerators) + " accelerator(s)" +
+  const DeviceSet& devices = problem.devices;
+  view.title = name + " on " + std::to_string(devices.accelerators) + " accelerator(s)" +
                (devices.cpus > 0 ? " and " + std::to_string(devices.cpus) + " CPU core(s)" : "");
-  view.problem = &placed.problem;
-  view.device_of = placed.solve.placement.device_of;
-  view.stage_of = placed.solve.placement.stage_of;
-  view.eval = evaluateThroughput(placed.problem, view.device_of);
+  view.problem = &problem;
+  view.device_of = placement.device_of;
+  view.stage_of = placement.stage_of;
+  view.eval = evaluateThroughput(problem, view.device_of);
   return view;
+}
+
+}  // namespace
+
+picture::PlacementView placedView(const api::LoadedModel& model, const api::Placed& placed) {
+  return viewOf(std::filesystem::path(model.graph.path).filename().string(), placed.problem,
+                placed.solve.placement);
 }
 
 picture::PlacementView partitionedView(const std::filesystem::path& workload,
                                        const api::Partitioned& partitioned) {
-  picture::PlacementView view;
-  const DeviceSet& devices = partitioned.problem.devices;
-  view.title = workload.filename().string() + " on " + std::to_string(devices.accelerators) +
-               " accelerator(s)" +
-               (devices.cpus > 0 ? " and " + std::to_string(devices.cpus) + " CPU core(s)" : "");
-  view.problem = &partitioned.problem;
-  view.device_of = partitioned.solve.placement.device_of;
-  view.stage_of = partitioned.solve.placement.stage_of;
-  view.eval = evaluateThroughput(partitioned.problem, view.device_of);
+  picture::PlacementView view =
+      viewOf(workload.filename().string(), partitioned.problem, partitioned.solve.placement);
   view.seconds = false;
   return view;
 }
