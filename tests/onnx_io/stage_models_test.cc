@@ -160,6 +160,12 @@ class StageComposition {
   }
 
  private:
+  // The tensors of the stage being checked.
+  struct StageTensors {
+    std::map<std::string, int> produced;  // tensor -> the original operator that writes it
+    std::set<std::string> read;           // every tensor an operator of the stage reads
+  };
+
   // The original's operators (with their plan stage), constant producers, tensor producers, inputs.
   void indexOriginal() {
     for (std::size_t n = 0; n < model_.graph.nodes.size(); ++n) {
@@ -190,23 +196,22 @@ class StageComposition {
     EXPECT_EQ(stage.opset_import_size(), model_.proto.opset_import_size());
     EXPECT_EQ(stage.producer_name(), model_.proto.producer_name());
     const std::set<std::string> initializers = expectDeclaredInterface(stage.graph(), entry);
-    produced_here_.clear();
-    read_here_.clear();
-    placeOperators(stage.graph(), k);
+    StageTensors here;
+    placeOperators(stage.graph(), k, here);
     if (::testing::Test::HasFatalFailure()) return;
     // Duplicated weights are only where they are read.
     for (const auto& node : stage.graph().node()) {
       if (!constants_.count(nodeKey(node))) continue;
       bool read = false;
       for (const auto& out : node.output()) {
-        read = read || read_here_.count(out);
+        read = read || here.read.count(out);
       }
       EXPECT_TRUE(read) << "unread constant producer " << node.output(0);
     }
     for (const auto& name : initializers) {
-      EXPECT_TRUE(read_here_.count(name)) << "unread initializer " << name;
+      EXPECT_TRUE(here.read.count(name)) << "unread initializer " << name;
     }
-    rejoinInputs(stage.graph(), entry, k);
+    rejoinInputs(stage.graph(), entry, k, here);
     if (::testing::Test::HasFatalFailure()) return;
     expectManifestInputs(entry, k);
     if (::testing::Test::HasFatalFailure()) return;
@@ -243,12 +248,12 @@ class StageComposition {
     return initializers;
   }
 
-  // Every operator of stage k is an original one of plan stage k; records what the stage reads and
-  // which operator writes each of its tensors.
-  void placeOperators(const onnx::GraphProto& g, int k) {
+  // Every operator of stage k is an original one of plan stage k; records in `here` what the stage
+  // reads and which operator writes each of its tensors.
+  void placeOperators(const onnx::GraphProto& g, int k, StageTensors& here) {
     for (const auto& node : g.node()) {
       for (const auto& name : node.input()) {
-        read_here_.insert(name);
+        here.read.insert(name);
       }
       const std::string key = nodeKey(node);
       if (constants_.count(key)) continue;
@@ -257,13 +262,13 @@ class StageComposition {
       placed_.insert(key);
       EXPECT_EQ(operators_[key].second, k) << node.name();
       for (const auto& out : node.output()) {
-        produced_here_[out] = operators_[key].first;
+        here.produced[out] = operators_[key].first;
       }
     }
   }
 
   // Re-joins every operator input: from this stage, from an earlier stage's output, or a graph input.
-  void rejoinInputs(const onnx::GraphProto& g, const Json& entry, int k) {
+  void rejoinInputs(const onnx::GraphProto& g, const Json& entry, int k, const StageTensors& here) {
     std::map<std::string, const Json*> manifest_inputs;
     for (const Json& input : entry.at("inputs")) {
       manifest_inputs[input.at("name")] = &input;
@@ -273,7 +278,7 @@ class StageComposition {
       if (where == operators_.end()) continue;
       for (const auto& name : node.input()) {
         if (name.empty() || !operator_producer_.count(name)) continue;  // a weight or a graph input
-        if (auto local = produced_here_.find(name); local != produced_here_.end()) {
+        if (auto local = here.produced.find(name); local != here.produced.end()) {
           edges_.emplace(local->second, where->second.first, name);
           continue;
         }
@@ -373,8 +378,6 @@ class StageComposition {
   std::multiset<std::tuple<int, int, std::string>> edges_;
   std::map<std::string, int> graph_output_stage_;
   std::set<std::string> inputs_read_;
-  std::map<std::string, int> produced_here_;  // of the stage being checked
-  std::set<std::string> read_here_;           // of the stage being checked
 };
 
 struct Case {
