@@ -31,10 +31,6 @@ bool samePath(const std::filesystem::path& a, const std::filesystem::path& b) {
   return x == y;
 }
 
-}  // namespace
-
-namespace {
-
 // The picture of `placement` on `problem`, titled "NAME on K accelerator(s) [and C CPU core(s)]".
 picture::PlacementView viewOf(const std::string& name, const Problem& problem, const Placement& placement) {
   picture::PlacementView view;
