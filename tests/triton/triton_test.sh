@@ -7,8 +7,12 @@
 set -u
 cli=$1 model=$2 options=$3 sets=$4
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/onnx-placer-triton.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# What the ONNX Runtime scripts check before they run, their scratch directory, and ONNX Runtime's
+# memory in transparent huge pages.
+# shellcheck source=../ort/common.sh
+. "$here/../ort/common.sh"
+ort_require
+ort_scratch triton
 # shellcheck disable=SC2086  # the options are words
 "$cli" place "$model" $options --emit "triton=$tmp/repo" -q >"$tmp/place.log" 2>&1 || {
   echo "FAIL: place failed:"; cat "$tmp/place.log"; exit 1; }
@@ -16,5 +20,4 @@ name=$(basename "$model" .onnx)
 /usr/bin/python3 "$here/check_triton.py" "$here/../data/triton/model_config.proto" "$tmp/repo" "$name" \
   >"$tmp/steps.json" || exit 1
 echo "config.pbtxt files parse and wire up: $(ls "$tmp/repo" | wc -l) models"
-# ONNX Runtime's memory in transparent huge pages, as tests/ort/common.sh explains.
-GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} node "$here/run_ensemble.mjs" "$model" "$tmp/steps.json" "$sets"
+node "$here/run_ensemble.mjs" "$model" "$tmp/steps.json" "$sets"
