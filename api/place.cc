@@ -144,7 +144,8 @@ Expected<std::string> placementJson(const LoadedModel& model, const Placed& plac
   return placementPlanText(model.graph, placed.plan);
 }
 
-Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
+Status checkOutputFiles(const OutputFiles& files, OptionNaming naming,
+                        const std::vector<std::filesystem::path>& inputs) {
   const std::vector<std::pair<std::string, const std::optional<std::filesystem::path>*>> named{
       {naming == OptionNaming::Flag ? "-o" : optionName("output", naming), &files.model},
       {optionName("stages-dir", naming), &files.stages_dir},
@@ -165,9 +166,12 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming) {
   for (const auto& [name, path] : named) {
     if (!*path) continue;
     if (Status s = claim(name, **path); !s) return s;
+    const bool directory = path == &files.stages_dir || path == &files.triton_dir || path == &files.genai_dir;
+    if (Status s = refuseInputAsOutput(**path, directory, inputs); !s) return s;
   }
   for (const ExtraFile& extra : files.extra) {
     if (Status s = claim(extra.option, extra.path); !s) return s;
+    if (Status s = refuseInputAsOutput(extra.path, false, inputs); !s) return s;
   }
   const std::string force = naming == OptionNaming::Flag ? std::string("--force") : optionName("force", naming);
   if (files.stages_dir && !files.force) {

@@ -90,9 +90,11 @@ struct OutputFiles {
   std::vector<ExtraFile> extra;  // written in the same transaction
 };
 
-// What can be refused before any work: two outputs naming one file, a stage directory that holds
+// What can be refused before any work: two outputs naming one file, an output that is one of
+// `inputs` (the model file) or a directory to replace that holds one, a stage directory that holds
 // other files (unless force). `naming` says how the message names the options.
-Status checkOutputFiles(const OutputFiles& files, OptionNaming naming);
+Status checkOutputFiles(const OutputFiles& files, OptionNaming naming,
+                        const std::vector<std::filesystem::path>& inputs = {});
 
 // Writes every output named in `files`, all or none: on any failure, or once `stop` is set, nothing
 // that was written remains and what the destinations held is kept. Never writes over the model.

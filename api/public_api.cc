@@ -250,7 +250,9 @@ Expected<Result> placeSource(const placer::ModelSource& source, const Options& o
   if (!facade) return facade.status();
   const api::RunControl control = runControl(options);
   if (files) {
-    if (placer::Status s = api::checkOutputFiles(*files, api::OptionNaming::Key); !s) {
+    std::vector<std::filesystem::path> inputs;
+    if (!source.fromMemory()) inputs.push_back(source.path);
+    if (placer::Status s = api::checkOutputFiles(*files, api::OptionNaming::Key, inputs); !s) {
       return s.code() == placer::StatusCode::Unsupported ? badOptions(s.message()) : publicStatus(s);
     }
   }

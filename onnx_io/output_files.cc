@@ -171,18 +171,25 @@ bool OutputTransaction::stopped() const {
   return stop_ != nullptr && stop_->load(std::memory_order_relaxed);
 }
 
-Status OutputTransaction::checkTarget(const fs::path& target, bool directory) const {
+Status refuseInputAsOutput(const fs::path& target, bool directory, const std::vector<fs::path>& inputs) {
   std::error_code ec;
-  const bool exists = fs::exists(fs::symlink_status(target, ec));
-  for (const fs::path& input : inputs_) {
-    if (exists && fs::equivalent(target, input, ec)) {
+  if (!fs::exists(fs::symlink_status(target, ec))) return Status::ok();
+  for (const fs::path& input : inputs) {
+    if (fs::equivalent(target, input, ec)) {
       return ioError("refusing to write " + target.string() + ": it is an input file");
     }
-    if (directory && exists && isInside(input, target)) {
+    if (directory && isInside(input, target)) {
       return ioError("refusing to replace " + target.string() + ": it holds the input file " +
                      input.string());
     }
   }
+  return Status::ok();
+}
+
+Status OutputTransaction::checkTarget(const fs::path& target, bool directory) const {
+  if (Status s = refuseInputAsOutput(target, directory, inputs_); !s) return s;
+  std::error_code ec;
+  const bool exists = fs::exists(fs::symlink_status(target, ec));
   for (const Item& item : items_) {
     if (fs::weakly_canonical(item.target, ec) == fs::weakly_canonical(target, ec))
       return ioError(target.string() + " is named by two outputs");

@@ -42,6 +42,11 @@ struct DataFile {
   std::uint64_t size = 0;         // the new file's length
 };
 
+// Refuses `target` as an output when it is one of `inputs` or, for a directory to be replaced,
+// holds one of them: what staging an output refuses, for callers that check before any work.
+Status refuseInputAsOutput(const std::filesystem::path& target, bool directory,
+                           const std::vector<std::filesystem::path>& inputs);
+
 class OutputTransaction {
  public:
   // `inputs` are never written over; `stop` (may be null) is checked between steps: once set,

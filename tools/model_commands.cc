@@ -319,7 +319,8 @@ int runPlace(const Args& args) {
   if (auto error = parsePictureOptions(args, options.goal, pictures)) return usageError(*error, "place");
   files.extra = plannedPictureFiles(pictures);
   // Refused before any work rather than after the solve.
-  if (Status s = api::checkOutputFiles(files, api::OptionNaming::Flag); !s) {
+  if (args.positional.size() != 1) return usageError("place takes one MODEL.onnx", "place");
+  if (Status s = api::checkOutputFiles(files, api::OptionNaming::Flag, {args.positional.front()}); !s) {
     if (s.code() == StatusCode::Unsupported) return usageError(s.message(), "place");
     return fail(s);
   }

@@ -135,6 +135,19 @@ TEST_F(PublicApi, PlaceToFilesWritesWhatTheCliWrites) {
   EXPECT_NE(clash.status().message().find("name the same file"), std::string::npos) << clash.status().message();
   EXPECT_EQ(workFiles(), (std::set<std::string>{"a.onnx", "p.json", "r.json", "stages"}));
 
+  // Nor is the model written over: refused before any work.
+  fs::copy_file(model("mobilenet_v2_light.onnx"), work_ / "model.onnx");
+  const std::string bytes = slurp(work_ / "model.onnx");
+  files.model = (work_ / "model.onnx").string();
+  files.report.clear();
+  auto over_input = onnx_placer::placeToFiles((work_ / "model.onnx").string(), files, options);
+  ASSERT_FALSE(over_input);
+  EXPECT_NE(over_input.status().message().find("it is an input file"), std::string::npos)
+      << over_input.status().message();
+  EXPECT_EQ(slurp(work_ / "model.onnx"), bytes);
+  fs::remove(work_ / "model.onnx");
+  files.model = (work_ / "b.onnx").string();
+
   // stage_data takes reference or copy, and is checked before any work.
   files.report.clear();
   files.stage_data = "copy";

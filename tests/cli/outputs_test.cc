@@ -104,6 +104,29 @@ TEST_F(Outputs, ADirectoryHoldingTheInputIsNeverReplaced) {
   EXPECT_EQ(stageFiles(stages), (std::set<std::string>{"model.onnx"}));
 }
 
+// Refused before the model is even read (no costs line): an output naming the model, and a
+// directory to replace that holds it, with or without --force.
+TEST_F(Outputs, TheModelAsAnOutputIsRefusedBeforeAnyWork) {
+  const fs::path input = work_ / "model.onnx";
+  fs::copy_file(model("light_squeezenet.onnx"), input);
+  const std::string bytes = slurp(input);
+  for (const std::vector<std::string>& outputs :
+       {std::vector<std::string>{"-o", input.string()}, {"--report", (work_ / "." / "model.onnx").string()},
+        {"--stages-dir", work_.string(), "--force"}, {"--emit", "triton=" + work_.string(), "--force"}}) {
+    std::vector<std::string> args{"place", input.string()};
+    args.insert(args.end(), outputs.begin(), outputs.end());
+    RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 1) << outputs[0];
+    EXPECT_NE(r.err.find(outputs[0] == "-o" || outputs[0] == "--report" ? "it is an input file"
+                                                                      : "it holds the input file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("costs:"), std::string::npos) << "refused only after loading the model: " << r.err;
+    EXPECT_EQ(slurp(input), bytes);
+    EXPECT_EQ(workFiles(), (std::set<std::string>{"model.onnx"}));
+  }
+}
+
 TEST_F(Outputs, AFailingLaterOutputLeavesEveryDestinationAsItWas) {
   const std::string out = write("out.onnx", "an earlier run's model");
   const fs::path stages = work_ / "stages";
