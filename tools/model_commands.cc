@@ -1,6 +1,7 @@
 #include "tools/model_commands.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -383,6 +384,22 @@ void printFidelityByOpType(const CostFidelity& fidelity) {
   std::printf("\n");
 }
 
+// A count with the SI prefix that leaves 1 to 999 before the point, to four significant digits, and
+// `unit`: "8.178 GFLOPs", "295.4 kFLOPs", "12 FLOPs"; "154.2 k", "12" without a unit (a small
+// model's FLOPs must not read "0.000 G").
+std::string siPrefixed(double count, const std::string& unit = "") {
+  static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (i < 5 && std::abs(count) >= 999.95) {
+    count /= 1000;
+    ++i;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", count);
+  const std::string suffix = kPrefixes[i] + unit;
+  return suffix.empty() ? std::string(text) : std::string(text) + " " + suffix;
+}
+
 std::string microseconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
@@ -418,8 +435,8 @@ int runInspect(const Args& args) {
         printable(largest->name).c_str(), largest->bytes / 1e6,
         largest->readers.size());
   }
-  std::printf("compute      %.3f GFLOPs (%.3f G multiply-accumulates) per sample\n",
-              out["flops"].get<double>() / 1e9, out["macs"].get<double>() / 1e9);
+  std::printf("compute      %s (%s multiply-accumulates) per sample\n",
+              siPrefixed(out["flops"].get<double>(), "FLOPs").c_str(), siPrefixed(out["macs"].get<double>()).c_str());
   std::printf("op types    ");
   for (const auto& [op, count] : out["op_types"].items())
     std::printf(" %s:%d", op.c_str(), count.get<int>());

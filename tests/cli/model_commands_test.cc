@@ -35,6 +35,20 @@ TEST_F(CliTest, InspectReportsOperatorsWeightsAndFlops) {
   r = run({"inspect", model("bert_base_l3_light.onnx")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 tensor(s) without a static shape"), std::string::npos) << r.out;
+  // The text gives FLOPs and multiply-accumulates with the prefix that fits, four digits.
+  r = run({"inspect", model("resnet50_light.onnx")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("compute      8.207 GFLOPs (4.089 G multiply-accumulates) per sample"), std::string::npos)
+      << r.out;
+  onnx::ModelProto tiny;
+  auto parsed = onnx::OnnxParser::Parse(tiny, R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    tiny (float[1, 4] x, float[4, 4] w) => (float[1, 4] y) { y = MatMul(x, w) }
+  )");
+  ASSERT_TRUE(parsed.IsOK()) << parsed.ErrorMessage();
+  r = run({"inspect", write("tiny.onnx", tiny.SerializeAsString())});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("compute      32 FLOPs (16 multiply-accumulates) per sample"), std::string::npos) << r.out;
 }
 
 // Issue 10: inspect says per op type how each operator was costed and what constant folding
