@@ -1,7 +1,8 @@
 // Outputs all or nothing, and signals: a run that fails or is interrupted (SIGINT, SIGTERM) leaves no
 // output, no temporary file and no partial stage directory, and destinations keep what they held; a
 // stage directory is replaced whole (no stale stage files), a directory of other files only with
-// --force; costs that overflow are reported as such; the time limit covers the whole solve.
+// --force; the model named as an output is refused before any work; costs that overflow are
+// reported as such; the time limit covers the whole solve.
 #include <gtest/gtest.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
