@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "solvers/bounds/boundary_floors.h"
 #include "solvers/bounds/latency_path_bound.h"
 #include "solvers/bounds/path_runs_bound.h"
 #include "solvers/bounds/round_off.h"
@@ -318,11 +319,13 @@ double packingBound(const Problem& problem, const std::vector<Unit>& units, doub
 // The work relaxation: the least T at which a fractional split of every unit between accelerators
 // and CPUs has the accelerators' work <= k T, the CPUs' <= l T, and the accelerators' memory
 // (each shared weight once) <= k M; the accelerator work the CPUs take over at most `per_cpu` a core
-// (kInfinity: no such limit). `total` is the time unit (the cheapest total work), `floor` a value
-// T is known to reach. nullopt when the budget ran out first.
+// (kInfinity: no such limit); `acc_transfers` (seconds) added to the accelerators' work (the
+// boundary floors, boundary_floors.h). `total` is the time unit (the cheapest total work), `floor` a
+// value T is known to reach. nullopt when the budget ran out first.
 Expected<std::optional<double>> workRelaxation(const Problem& problem, const std::vector<Unit>& units,
                                                double total, double floor, double per_cpu,
-                                               const Budget& budget, mip::Backend backend) {
+                                               const Budget& budget, mip::Backend backend,
+                                               double acc_transfers = 0) {
   const DeviceSet& d = problem.devices;
   mip::Model m;
   const mip::Var t = m.addContinuous(floor / total, mip::kUnbounded, "T");
@@ -336,12 +339,35 @@ Expected<std::optional<double>> workRelaxation(const Problem& problem, const std
     if (unit.on_accelerator && unit.on_cpu)
       taken_over += (unit.acc_time / total) * (1.0 - mip::LinExpr(a.back()));
   }
-  if (d.accelerators > 0) m.addLe(acc_work, static_cast<double>(d.accelerators) * t, "accelerator_work");
+  if (d.accelerators > 0)
+    m.addLe(acc_work + acc_transfers / total, static_cast<double>(d.accelerators) * t, "accelerator_work");
   if (d.cpus > 0) m.addLe(cpu_work, static_cast<double>(d.cpus) * t, "cpu_work");
   if (d.cpus > 0 && std::isfinite(per_cpu)) m.addLe(taken_over, d.cpus * per_cpu / total, "taken_over");
   addMemoryRow(m, problem, units, a);
   m.minimize(t);
   return solveRelaxation(m, total, budget, backend);
+}
+
+// The accelerators' boundary floors, where they add to a device's computation (overlap None; not
+// the GPipe objective, which sums two devices' loads): F(k) and c_in + c_out (boundary_floors.h).
+std::optional<BoundaryFloors> floorsThatApply(const Problem& problem) {
+  if (problem.objective.goal != Goal::Throughput || problem.objective.overlap != Overlap::None ||
+      problem.objective.gpipe)
+    return std::nullopt;
+  const BoundaryFloors floors = boundaryFloors(problem);
+  if (!(floors.total > 0)) return std::nullopt;
+  return floors;
+}
+
+// The work relaxation with the boundary floors, given `proven`, a bound on every placement in the
+// space: it holds when `proven` is at least c_in + c_out (boundary_floors.h). nullopt when it does
+// not apply, or the budget ran out.
+Expected<std::optional<double>> withBoundaryFloors(const Problem& problem, const std::vector<Unit>& units,
+                                                   double total, double proven, double per_cpu,
+                                                   const Budget& budget, mip::Backend backend) {
+  const std::optional<BoundaryFloors> floors = floorsThatApply(problem);
+  if (!floors || proven < floors->per_set) return std::optional<double>();
+  return workRelaxation(problem, units, total, proven, per_cpu, budget, backend, floors->total);
 }
 
 }  // namespace
@@ -383,6 +409,13 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
     }
   }
   out.compute = out.value;
+  // What the accelerators pay at their boundaries, with the work (boundary_floors.h).
+  auto floored = withBoundaryFloors(problem, *units, total, out.value, kInfinity, budget, backend);
+  if (!floored) return floored.status();
+  if (*floored && **floored > out.value) {
+    out.value = **floored;
+    out.reason = "boundaries";
+  }
   // Communication on every device, along a path (solvers/bounds/path_runs_bound.h).
   const DeviceKinds kinds = kindsOf(*units, boost::num_vertices(problem.graph));
   const PathRunsBound along_path = pathRunsBound(problem, kinds.accelerator, kinds.cpu, out.value, budget);
@@ -477,7 +510,12 @@ Expected<std::optional<double>> workBound(const Problem& problem, double per_cpu
   if (!units) return units.status();
   const double total = cheapestTotal(*units);
   if (!(total > 0)) return std::optional<double>(0.0);
-  return workRelaxation(problem, *units, total, 0, per_cpu, budget, backend);
+  auto relaxed = workRelaxation(problem, *units, total, 0, per_cpu, budget, backend);
+  if (!relaxed || !*relaxed) return relaxed;
+  // The boundary floors, which hold once the relaxation shows every max-load at least c_in + c_out.
+  auto floored = withBoundaryFloors(problem, *units, total, **relaxed, per_cpu, budget, backend);
+  if (!floored) return floored.status();
+  return std::optional<double>(std::max(**relaxed, floored->value_or(0.0)));
 }
 
 }  // namespace placer

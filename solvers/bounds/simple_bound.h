@@ -25,11 +25,13 @@ struct SimpleBound {
   // accelerators' share of the work), "transfers" (latency: one path cut into CPU and accelerator
   // runs, each accelerator run paying its transfers and within one accelerator's memory),
   // "pigeonhole" (throughput: how many whole units a device can compute within T), "packing"
-  // (throughput: the relaxation with its large units kept whole, a small integer program).
+  // (throughput: the relaxation with its large units kept whole, a small integer program),
+  // "boundaries" (throughput: the relaxation with the accelerators' boundary floors; the throughput
+  // "transfers" is along a path, as below).
   std::string reason;
   bool cut_short = false;  // the budget ran out before a relaxation (or the latency path's sides) finished
   // Throughput: in every placement some device computes (communication aside) for at least this —
-  // the value before the "transfers" part, which also counts communication. What the bottleneck
+  // the value before the "boundaries" and "transfers" parts, which also count communication. What the bottleneck
   // programs take as their threshold. 0 for latency.
   double compute = 0;
 };
@@ -45,9 +47,11 @@ struct SimpleBound {
 //   - packing: the relaxation with the large units kept whole on individual devices (an integer
 //     program given a tenth of the budget, 1 s without a limit; its proven bound when the time
 //     runs out);
+//   - boundaries: the work relaxation with what the accelerators pay at least at their boundaries
+//     added to their work (solvers/bounds/boundary_floors.h); overlap None only, not GPipe;
 //   - transfers: a path cut into runs, each device paying the transfers at its runs' ends
 //     (solvers/bounds/path_runs_bound.h); not for the GPipe objective.
-// All but the last bound every device's computation alone (`compute`).
+// All but the last two bound every device's computation alone (`compute`).
 // Fails (Infeasible) when no kind of device can run some node.
 Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                             mip::Backend backend = mip::kDefaultBackend);
@@ -61,10 +65,10 @@ Expected<SimpleBound> throughputSimpleBound(const Problem& problem, const Budget
 Expected<SimpleBound> latencySimpleBound(const Problem& problem, const Budget& budget = Budget::unlimited(),
                                          mip::Backend backend = mip::kDefaultBackend);
 
-// The work relaxation alone (the first part of the throughput bound), with the accelerator work the
-// CPU cores take over at most `per_cpu` a core (kInfinity: the relaxation as above; a finite limit
-// holds for contiguous splits only, solvers/bounds/cpu_block_bound.h). nullopt when the budget ran
-// out first.
+// The work relaxation (the first part of the throughput bound), with the accelerator work the CPU
+// cores take over at most `per_cpu` a core (kInfinity: the relaxation as above; a finite limit
+// holds for contiguous splits only, solvers/bounds/cpu_block_bound.h), and with the boundaries part
+// where it applies. nullopt when the budget ran out first.
 Expected<std::optional<double>> workBound(const Problem& problem, double per_cpu, const Budget& budget,
                                           mip::Backend backend = mip::kDefaultBackend);
 

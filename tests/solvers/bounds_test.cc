@@ -12,6 +12,7 @@
 #include "core/evaluate.h"
 #include "core/latency.h"
 #include "solvers/bounds/bottleneck_mip.h"
+#include "solvers/bounds/boundary_floors.h"
 #include "solvers/bounds/latency_path_bound.h"
 #include "solvers/bounds/path_runs_bound.h"
 #include "solvers/bounds/simple_bound.h"
@@ -398,6 +399,112 @@ TEST(SimpleBound, TransfersNeverAboveExhaustiveSearchOnLongerGraphs) {
   EXPECT_GT(cyclic, 5) << "too few contracted graphs with a cycle to test the order that breaks them";
   std::printf("transfers: alone the optimum in %d of %d cases; %d contracted, %d of them cyclic\n", tight,
               checked, contracted_checked, cyclic);
+}
+
+// The boundary floors (solvers/bounds/boundary_floors.h) on a chain of six nodes of 1 with nets of
+// 0.5 on three accelerators: every node but the first reads 0.5 and every node but the last sends 0.5,
+// so the three receive at least 2 x 0.5 and send at least 2 x 0.5 (the first and the last may hold
+// the chain's ends), and the work relaxation's 6 / 3 becomes (6 + 2) / 3. The optimum is 3 (two
+// nodes each: 2.5, 3, 2.5).
+TEST(SimpleBound, BoundaryFloorsByHand) {
+  GraphBuilder b(DeviceSet{3, 1e18, 0});
+  for (int v = 0; v < 6; ++v) {
+    b.node(1.0, 5.0);
+    if (v > 0) b.edge(v - 1, v, 0.5);
+  }
+  Problem p = b.build();
+  const BoundaryFloors floors = boundaryFloors(p);
+  EXPECT_NEAR(floors.total, 2.0, 1e-12);
+  EXPECT_NEAR(floors.per_set, 1.0, 1e-12);
+  auto work = workBound(p, kInfinity, Budget::unlimited());
+  ASSERT_TRUE(work.hasValue() && work->has_value());
+  EXPECT_NEAR(**work, 8.0 / 3, 1e-6);
+  // Not where transfers overlap the computation, and not on a graph with a cycle.
+  p.objective.overlap = Overlap::Max;
+  work = workBound(p, kInfinity, Budget::unlimited());
+  ASSERT_TRUE(work.hasValue() && work->has_value());
+  EXPECT_NEAR(**work, 2.0, 1e-6);
+  p.objective.overlap = Overlap::None;
+  boost::add_edge(5, 0, OpEdge{0.5}, p.graph);
+  EXPECT_EQ(boundaryFloors(p).total, 0.0);
+}
+
+// Tiny problems where transfers weigh as much as the work: 5-7 nodes of 0.2-1 on 2-4 accelerators
+// (and at times a CPU core), each node reading one or two earlier ones' outputs of 0.2-1, no overlap.
+Problem transferHeavyCase(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  const int n = 5 + static_cast<int>(rng() % 3);
+  GraphBuilder b({2 + static_cast<int>(rng() % 3), 1e18, static_cast<int>(rng() % 4 == 0)});
+  for (int v = 0; v < n; ++v) {
+    b.node(uniform(0.2, 1.0), uniform(0.5, 3.0));
+    if (v == 0) continue;
+    const int from = v - 1 - static_cast<int>(rng() % std::min(v, 2));
+    b.edge(from, v, uniform(0.2, 1.0), uniform(0.0, 0.3));
+    if (v > 1 && rng() % 3 == 0) b.edge(static_cast<int>(rng() % (v - 1)), v, uniform(0.2, 1.0));
+  }
+  return b.build();
+}
+
+// A chain of k nodes on k accelerators, nets of c, where one node per accelerator gives every
+// accelerator the load L: the ends compute L - c, the middle ones L - 2c. The floors count all of
+// that chain's 2 (k - 1) c of transfers, so they prove L, the optimum.
+Problem balancedChain(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  const int k = 2 + static_cast<int>(rng() % 3);
+  const double c = uniform(0.2, 1.0), load = uniform(3.0, 5.0);
+  GraphBuilder b({k, 1e18, 0});
+  for (int v = 0; v < k; ++v) {
+    b.node(load - c * ((v > 0) + (v + 1 < k)), 10 * load);
+    if (v > 0) b.edge(v - 1, v, c);
+  }
+  return b.build();
+}
+
+// Never above the optimum over every placement of tiny random problems (without overlap, where they
+// apply), and above the work relaxation alone in some, up to the optimum.
+TEST(SimpleBound, BoundaryFloorsNeverAboveExhaustiveSearch) {
+  int checked = 0, raised = 0, tight = 0;
+  int balanced = 0;
+  for (std::uint32_t seed = 2001; seed <= 2330; ++seed) {
+    RandomCase c = seed <= 2150   ? randomCase(seed, 5)
+                   : seed <= 2300 ? RandomCase{transferHeavyCase(seed), "transfer-heavy"}
+                                  : RandomCase{balancedChain(seed), "balanced chain"};
+    SCOPED_TRACE(c.description + " (seed " + std::to_string(seed) + ")");
+    Problem& p = c.problem;
+    p.objective.overlap = Overlap::None;
+    double best = kInfinity;
+    std::vector<int> device_of(boost::num_vertices(p.graph), 0);
+    do {
+      const Evaluation eval = evaluateThroughput(p, device_of);
+      if (allowed(p, device_of, eval)) best = std::min(best, eval.max_load);
+    } while (nextAssignment(device_of, p.devices.count()));
+    if (!std::isfinite(best)) continue;
+    auto floored = workBound(p, kInfinity, Budget::unlimited());
+    ASSERT_TRUE(floored.hasValue() && floored->has_value()) << floored.status().message();
+    EXPECT_LE(**floored, best * (1 + 1e-9));
+    // The relaxation alone: the same problem with free transfers.
+    Problem free_transfers = p;
+    for (Net& net : free_transfers.nets)
+      net.cost = 0;
+    auto work = workBound(free_transfers, kInfinity, Budget::unlimited());
+    ASSERT_TRUE(work.hasValue() && work->has_value());
+    EXPECT_GE(**floored, **work * (1 - 1e-9));
+    ++checked;
+    raised += **floored > **work * (1 + 1e-6);
+    tight += **floored >= best * (1 - 1e-6);
+    if (seed > 2300) {
+      EXPECT_NEAR(**floored, best, 1e-6 * best) << "a balanced chain's floors are its optimum";
+      ++balanced;
+    }
+  }
+  EXPECT_EQ(balanced, 30);
+  EXPECT_GE(checked, 300);
+  EXPECT_GT(raised, 100) << "the floors rarely raise the work relaxation";
+  EXPECT_GT(tight, 5) << "the floors never reach the optimum";
+  std::printf("boundary floors: above the work relaxation in %d of %d cases, the optimum in %d\n", raised,
+              checked, tight);
 }
 
 // Table 1: the bound never exceeds a published optimum, and is within a factor 2 of it.
