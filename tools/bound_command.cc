@@ -29,10 +29,12 @@ bottleneck, guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation), each
                node's cheapest time, how many whole nodes a device can compute within the bound
                and the relaxation with the large nodes kept whole (a small program, a tenth of
-               the time limit); for latency, the fractional critical path and a path's
-               transfers between the accelerator runs memory forces (solvers/README.md); the
-               outcome names the part that gave the value (work, node, pigeonhole, packing, path,
-               transfers)
+               the time limit); for max-load, the relaxation with the transfers every
+               accelerator pays at its boundary (no overlap) and a path's transfers between the
+               runs a placement cuts it into; for latency, the fractional critical path and a
+               path's transfers between the accelerator runs memory forces (solvers/README.md);
+               the outcome names the part that gave the value (work, node, pigeonhole, packing,
+               boundaries, path, transfers)
   dp           the exact DP's optimum when it finishes (contiguous, throughput)
   cpu-block    a CPU core holds one convex block: the work relaxation with each core taking over
                no more accelerator work than a block within DPL's max-load can (a program over

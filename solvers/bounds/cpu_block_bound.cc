@@ -14,6 +14,10 @@ namespace {
 
 // How far the program's values may be off (its tolerances): G is raised by this much.
 constexpr double kProgramSafety = 1e-7;
+// The work relaxation after the block program gets at least this much, however long the program
+// ran over its share: its linear programs take milliseconds (nn.Transformer's 775 operators: 0.01 s
+// each), and without them what the program proved is lost.
+constexpr double kRelaxationSeconds = 0.25;
 
 }  // namespace
 
@@ -94,7 +98,8 @@ Expected<std::optional<CpuBlockBound>> contiguousCpuBlockBound(const Problem& pr
   const std::optional<CpuBlockLimit> limit = cpuBlockLimit(
       problem, upper, std::isfinite(remaining) ? budget.within(0.9 * remaining) : budget, backend);
   if (!limit) return std::optional<CpuBlockBound>();
-  auto relaxed = workBound(problem, limit->acc, budget, backend);
+  const Budget relaxation(std::max(kRelaxationSeconds, budget.remaining()), budget.stopFlag());
+  auto relaxed = workBound(problem, limit->acc, relaxation, backend);
   if (!relaxed) return relaxed.status();
   if (!*relaxed) return std::optional<CpuBlockBound>();
   return std::optional<CpuBlockBound>(CpuBlockBound{std::min(**relaxed, upper), *limit});
