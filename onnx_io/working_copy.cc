@@ -372,8 +372,23 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
   // The graph outputs' declarations are claims inference would take over what their producers give:
   // a weight declared as a graph output with another shape poisons every reader, a declared element
   // type the producer does not give stops inference as a whole. So the copy infers them afresh (the
-  // loader compares the declarations with the result).
-  for (auto& output : *work.mutable_graph()->mutable_output()) output.mutable_type()->Clear();
+  // loader compares the declarations with the result). An output that is a graph input or a weight
+  // has no producer: it takes the input's declaration or the weight's type, as an empty one would
+  // stand for the tensor in inference and leave every reader untyped.
+  std::map<std::string, onnx::TypeProto> given;  // the weights' types, then the inputs' declarations
+  for (const auto& init : work.graph().initializer()) {
+    auto* tensor = given[init.name()].mutable_tensor_type();
+    tensor->set_elem_type(init.data_type());
+    for (auto d : init.dims())
+      tensor->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  for (const auto& input : work.graph().input()) {
+    if (input.type().has_tensor_type()) given[input.name()] = input.type();
+  }
+  for (auto& output : *work.mutable_graph()->mutable_output()) {
+    output.mutable_type()->Clear();
+    if (auto it = given.find(output.name()); it != given.end()) *output.mutable_type() = it->second;
+  }
   const std::map<std::string, std::int64_t> opsets = opsetVersions(work);
   hideNewerForms(work, opsets.at(""));
   int folded = 0;

@@ -297,5 +297,43 @@ TEST(OnnxLoader, NodeOrderIsNotRequired) {
   std::filesystem::remove(path);
 }
 
+// A graph output that is a graph input or a weight has no producer: inference still types every
+// tensor. (It used to stand for the tensor with an empty type, which left the MatMul and everything
+// after it without a shape, costed on the fallback.)
+TEST(OnnxLoader, GraphInputsAndWeightsAsOutputsKeepEveryShape) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[N, 4] x, float[4, 4] w) => (float[N, 4] y, float[N, 4] x, float[4, 4] w) {
+      m = MatMul(x, w)
+      y = Relu(m)
+    })")
+                  .IsOK());
+  // w a weight, not an input.
+  model.mutable_graph()->mutable_input()->RemoveLast();
+  onnx::TensorProto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->add_dims(4);
+  for (int i = 0; i < 16; ++i)
+    w->add_float_data(0.25f * static_cast<float>(i % 5));
+  const auto path = std::filesystem::temp_directory_path() / "onnx-loader-test-passthrough.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path, LoadOptions{{{"N", 3}}, 1});
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  for (const char* name : {"m", "y", "x"}) {
+    const TensorInfo& tensor = graph->tensors[graph->tensor_index.at(name)];
+    ASSERT_TRUE(tensor.shape.has_value()) << name;
+    EXPECT_EQ(*tensor.shape, (Shape{3, 4})) << name;
+  }
+  EXPECT_TRUE(graph->tensors[graph->tensor_index.at("w")].is_weight);
+  EXPECT_TRUE(graph->warnings.empty()) << graph->warnings.front();
+  std::filesystem::remove(path);
+}
+
 }  // namespace onnx_loader_test
 }  // namespace placer::testing
