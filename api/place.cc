@@ -82,7 +82,17 @@ Expected<PipelineOutcome> runPipelineOf(Problem problem, const PlaceOptions& opt
 Expected<Placed> finish(const LoadedModel& model, const PlaceOptions& options, Problem problem, SolveResult solve,
                         const RunControl& control, int replicas = 1);
 
+// A model with no operator left (every output a graph input, a weight or a computation on weights
+// alone, which the loader folds) has nothing to place and no stage to write.
+Status checkHasOperators(const LoadedModel& model) {
+  if (!model.graph.nodes.empty()) return Status::ok();
+  return invalidInput(model.graph.path +
+                      ": the graph has no operators to place (every output is a graph input, a weight, or "
+                      "computed from weights alone)");
+}
+
 Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& options, const RunControl& control) {
+  if (Status s = checkHasOperators(model); !s) return s;
   auto run = runReplicated(model.annotation.problem, options, control);
   if (!run) return run.status().withContext(model.graph.path);
   PipelineOutcome& outcome = run->outcome;
@@ -96,6 +106,7 @@ Expected<Placed> solveModel(const LoadedModel& model, const PlaceOptions& option
 
 Expected<Placed> placedFrom(const LoadedModel& model, const PlaceOptions& options, SolveResult solve,
                             const RunControl& control) {
+  if (Status s = checkHasOperators(model); !s) return s;
   Problem problem = model.annotation.problem;
   problem.objective.goal = options.goal;
   problem.objective.gpipe = options.gpipe;

@@ -168,6 +168,26 @@ TEST_F(Hardening, AGraphOutputNothingComputesIsAnError) {
       {file + ": graph output 1 'ghost' is computed by no node and is no initializer or graph input"});
 }
 
+// A graph with no operator left to place — its output is its input, or a computation on weights
+// alone, which the loader folds — is refused by name, with nothing written (it used to answer "0
+// stage(s)", and then fail on --stages-dir without saying why).
+TEST_F(Hardening, AGraphWithNoOperatorIsRefused) {
+  const std::string passthrough = modelFile("passthrough.onnx", R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (float[4] x) {
+    })");
+  const std::string folded = modelFile("folded.onnx", R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (int64[1] s) {
+      s = Shape(x)
+    })");
+  for (const std::string& file : {passthrough, folded}) {
+    expectRefused({"place", file}, 1,
+                  {file + ": the graph has no operators to place (every output is a graph input, a weight, or "
+                          "computed from weights alone)"});
+  }
+}
+
 // Shape arithmetic the loader folds itself: an overflow or INT64_MIN / -1 folds nothing (the tensors
 // stay without a static shape) instead of trapping, and an opset-9 Slice with no `ends` is left to
 // shape inference.
