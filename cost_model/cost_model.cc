@@ -19,6 +19,7 @@ OpShapeInfo nodeShapeInfo(const OnnxNode& n, const std::vector<TensorInfo>& tens
   info.domain = n.domain;
   info.int_attributes = n.int_attributes;
   info.float_attributes = n.float_attributes;
+  info.string_attributes = n.string_attributes;
   info.constant_inputs = n.constant_inputs;
   for (int t : n.inputs) {
     info.inputs.push_back(t >= 0 ? tensors[t].shape : std::nullopt);

@@ -21,6 +21,7 @@
 
 #include "core/onnx_domain.h"
 #include "cost_model/extended_work.h"
+#include "cost_model/sequence_work.h"
 #include "cost_model/work_formulas.h"
 
 namespace placer {
@@ -475,6 +476,7 @@ OpWork controlFlowWork(const OpShapeInfo& op) {
 OpWork estimateWork(const OpShapeInfo& op) {
   if (isControlFlow(op)) return controlFlowWork(op);
   if (std::optional<OpWork> work = extendedWork(op)) return *work;
+  if (std::optional<OpWork> work = sequenceWork(op)) return *work;
   OpWork work;
   const OpFormula* formula = findFormula(op);
   Family family = formula != nullptr ? formula->family : Family::Move;

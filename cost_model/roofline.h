@@ -43,6 +43,7 @@ struct OpShapeInfo {
   std::vector<int> input_element_types, output_element_types;       // ONNX TensorProto.DataType, 0 unknown
   std::map<std::string, std::vector<std::int64_t>> int_attributes;  // "group" -> {1}, "kernel_shape" -> {3,3}
   std::map<std::string, double> float_attributes;
+  std::map<std::string, std::string> string_attributes;  // Einsum's "equation"
   std::map<int, std::vector<std::int64_t>> constant_inputs;  // small constant integer inputs, by position
   std::vector<bool> input_is_weight;  // same length as inputs; weights are read from device memory too
   // A view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) that copies: its output is a

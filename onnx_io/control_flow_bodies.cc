@@ -79,6 +79,9 @@ void readAttributes(const onnx::NodeProto& proto, OnnxNode& node) {
       case onnx::AttributeProto::FLOAT:
         node.float_attributes[attr.name()] = attr.f();
         break;
+      case onnx::AttributeProto::STRING:
+        node.string_attributes[attr.name()] = attr.s();
+        break;
       default:
         break;
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/einsum.h"
 #include "onnx_io/constant_folding.h"
 #include "onnx_io/op_inference.h"
 
@@ -279,6 +280,22 @@ Types quantize(const onnx::NodeProto& node, const NodeInputs& in) {
   return one(type, x->shape);
 }
 
+// Einsum (every opset): libonnx 1.12 gives its output a rank and no dimensions; the equation and the
+// operands' shapes give them (core/einsum.h).
+Types einsum(const onnx::NodeProto& node, const NodeInputs& in) {
+  const TensorType* x = in.type(0);
+  if (x == nullptr) return std::nullopt;
+  std::vector<Shape> operands;
+  for (int k = 0; k < node.input_size(); ++k) {
+    const Shape* s = in.shape(k);
+    if (s == nullptr) return one(x->element_type, std::nullopt);
+    operands.push_back(*s);
+  }
+  auto indices = readEinsum(attributeString(node, "equation", ""), operands);
+  if (!indices) return std::nullopt;
+  return one(x->element_type, indices->output);
+}
+
 }  // namespace
 
 std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, std::int64_t opset,
@@ -294,6 +311,7 @@ std::optional<std::vector<TensorType>> newerForms(const onnx::NodeProto& node, s
   if (op == "Col2Im") return col2im(in);
   if (op == "CenterCropPad") return centerCropPad(node, in);
   if (op == "QuantizeLinear" || op == "DequantizeLinear") return quantize(node, in);
+  if (op == "Einsum") return einsum(node, in);
   if (x == nullptr) return std::nullopt;
   if (op == "Cast") return one(static_cast<int>(attributeInt(node, "to", 0)), x->shape);
   if (op == "CastLike") {

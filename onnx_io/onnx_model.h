@@ -68,6 +68,7 @@ struct OnnxNode {
   std::vector<int> outputs;  // tensor indices; -1 for an omitted optional output
   std::map<std::string, std::vector<std::int64_t>> int_attributes;
   std::map<std::string, double> float_attributes;
+  std::map<std::string, std::string> string_attributes;  // Einsum's "equation", ...
   // Small integer inputs whose values are constant (at most 16 elements, by input position): what
   // a cost formula may read, e.g. GroupQueryAttention's total_sequence_length or DFT's axis.
   std::map<int, std::vector<std::int64_t>> constant_inputs;

@@ -16,7 +16,8 @@ struct NewerForm {
 };
 
 // Default-domain operators whose form changed after opset 17 in a way that changes their shapes or
-// types, and operators libonnx 1.12 has no schema for.
+// types, operators libonnx 1.12 has no schema for, and Einsum, whose output it leaves without
+// dimensions.
 constexpr NewerForm kNewerForms[] = {
     {"ReduceL1", 18},       {"ReduceL2", 18},      {"ReduceLogSum", 18},    {"ReduceLogSumExp", 18},
     {"ReduceMax", 18},      {"ReduceMean", 18},    {"ReduceMin", 18},       {"ReduceProd", 18},
@@ -25,7 +26,7 @@ constexpr NewerForm kNewerForms[] = {
     {"QuantizeLinear", 19}, {"DequantizeLinear", 19}, {"DFT", 20},
     {"GroupNormalization", 18}, {"Col2Im", 18},    {"CenterCropPad", 18},   {"Mish", 18},
     {"BitwiseAnd", 18},     {"BitwiseOr", 18},     {"BitwiseXor", 18},      {"BitwiseNot", 18},
-    {"Gelu", 20},
+    {"Gelu", 20},           {"Einsum", 12},
 };
 
 }  // namespace

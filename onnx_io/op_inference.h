@@ -10,7 +10,8 @@
 //    num_outputs, Resize's axes and keep_aspect_ratio_policy, pooling with ceil_mode/dilations,
 //    Cast/CastLike and (De)QuantizeLinear of the new element types (8-bit floats, int4; blocked
 //    quantization), DFT with dft_length and axis as inputs, and the new operators GroupNormalization,
-//    Col2Im, CenterCropPad, Gelu, Mish and the bitwise ones.
+//    Col2Im, CenterCropPad, Gelu, Mish and the bitwise ones;
+//  - Einsum, whose output libonnx 1.12 gives a rank and no dimensions (core/einsum.h).
 // For the second group libonnx would apply the opset-17 form's rules to the newer form and get wrong
 // shapes (a ReduceMean-18 read as reducing every axis), so ownsInference() names the nodes the loader
 // hides from it (onnx_loader.cc moves them to kOwnInferenceDomain in its working copy).

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace placer::testing {
@@ -532,6 +533,76 @@ TEST(ExtendedWork, DftCountsTheTransformedAxis) {
   dft17.inputs[0] = Shape{1, 4, 16, 2};  // complex input: 4 real MACs per term
   EXPECT_DOUBLE_EQ(estimateWork(dft17).macs, 4.0 * 16 * 4 * 4);
   EXPECT_TRUE(estimateWork(dft17).estimated);
+}
+
+// LSTM, GRU and RNN (cost_model/sequence_work.h): seq·batch steps per direction, gates·H·(input + H)
+// MACs each, and 32, 22 or 6 FLOPs per hidden unit and step.
+TEST(SequenceWork, RecurrentLayers) {
+  // LSTM: seq 5, batch 2, input 10, H 8 (4 gates: 32 rows), with a bias [1, 64].
+  OpShapeInfo lstm = makeOp("LSTM", {Shape{5, 2, 10}, Shape{1, 32, 10}, Shape{1, 32, 8}, Shape{1, 64}},
+                            {Shape{5, 1, 2, 8}});
+  OpWork work = estimateWork(lstm);
+  EXPECT_DOUBLE_EQ(work.macs, 10.0 * 32 * (10 + 8));             // 5,760
+  EXPECT_DOUBLE_EQ(work.flops, 2 * 5760.0 + 10.0 * 8 * 32);      // + 2,560 per-unit FLOPs
+  EXPECT_DOUBLE_EQ(work.bytes_read, (100.0 + 320 + 256 + 64) * 4);  // X, W, R, B
+  EXPECT_DOUBLE_EQ(work.bytes_written, 80.0 * 4);
+  EXPECT_TRUE(work.estimated) << work.note;
+  // Bidirectional GRU: seq 3, batch 1, input 4, H 6 (3 gates: 18 rows).
+  OpShapeInfo gru = makeOp("GRU", {Shape{3, 1, 4}, Shape{2, 18, 4}, Shape{2, 18, 6}}, {Shape{3, 2, 1, 6}});
+  EXPECT_DOUBLE_EQ(estimateWork(gru).macs, 3.0 * 2 * 18 * (4 + 6));               // 1,080
+  EXPECT_DOUBLE_EQ(estimateWork(gru).flops, 2 * 1080.0 + 3.0 * 2 * 6 * 22);       // + 792
+  // RNN with layout 1 (X [batch 2, seq 7, input 3]), H 5: the same 14 steps.
+  OpShapeInfo rnn = makeOp("RNN", {Shape{2, 7, 3}, Shape{1, 5, 3}, Shape{1, 5, 5}}, {Shape{2, 7, 1, 5}});
+  rnn.int_attributes = {{"layout", {1}}};
+  EXPECT_DOUBLE_EQ(estimateWork(rnn).macs, 14.0 * 5 * (3 + 5));                  // 560
+  EXPECT_DOUBLE_EQ(estimateWork(rnn).flops, 2 * 560.0 + 14.0 * 5 * 6);           // + 420
+  // W unknown: no MACs, and the note says why.
+  rnn.inputs[1] = std::nullopt;
+  EXPECT_FALSE(estimateWork(rnn).estimated);
+  EXPECT_EQ(estimateWork(rnn).note, "RNN: the shapes of X, W or R unknown");
+}
+
+// Einsum: the loop nest over every index of its equation, a MAC per point for two operands.
+TEST(SequenceWork, EinsumCountsItsLoopNest) {
+  auto einsum = [](std::string equation, std::vector<std::optional<Shape>> inputs, Shape output) {
+    OpShapeInfo op = makeOp("Einsum", std::move(inputs), {std::move(output)});
+    op.string_attributes["equation"] = std::move(equation);
+    return estimateWork(op);
+  };
+  // A batched MatMul: b 2, i 3, j 4, k 5.
+  OpWork batched = einsum("bij,bjk->bik", {Shape{2, 3, 4}, Shape{2, 4, 5}}, Shape{2, 3, 5});
+  EXPECT_DOUBLE_EQ(batched.macs, 120);
+  EXPECT_DOUBLE_EQ(batched.flops, 240);
+  EXPECT_DOUBLE_EQ(batched.bytes_read, (24.0 + 40) * 4);
+  EXPECT_TRUE(batched.estimated) << batched.note;
+  // "..." as extra indices: [6, 2] before ij, broadcast against nothing; spaces are ignored.
+  EXPECT_DOUBLE_EQ(einsum("...ij, jk -> ...ik", {Shape{6, 2, 3, 4}, Shape{4, 5}}, Shape{6, 2, 3, 5}).macs,
+                   12.0 * 3 * 4 * 5);
+  // A 1 broadcasts: the ellipsis is [7].
+  EXPECT_DOUBLE_EQ(einsum("...ij,...jk", {Shape{1, 3, 4}, Shape{7, 4, 5}}, Shape{7, 3, 5}).macs, 420);
+  // One operand (a trace) reads each point once; three are one loop nest with two MACs per point.
+  OpWork trace = einsum("ii->", {Shape{4, 4}}, Shape{});
+  EXPECT_DOUBLE_EQ(trace.macs, 0);
+  EXPECT_DOUBLE_EQ(trace.flops, 4);
+  OpWork chain = einsum("ij,jk,kl->il", {Shape{2, 3}, Shape{3, 4}, Shape{4, 5}}, Shape{2, 5});
+  EXPECT_DOUBLE_EQ(chain.macs, 240);
+  EXPECT_FALSE(chain.estimated);
+  // A term that does not fit its operand: one FLOP per output element, and the reason.
+  OpWork wrong = einsum("ij,jk->ik", {Shape{2, 3, 4}, Shape{3, 5}}, Shape{2, 5});
+  EXPECT_DOUBLE_EQ(wrong.flops, 10);
+  EXPECT_EQ(wrong.note, "Einsum: the equation or an operand's shape unknown, or they disagree");
+}
+
+// TopK: log2(k) comparisons per input element.
+TEST(SequenceWork, TopKIsAPartialSort) {
+  OpShapeInfo op = makeOp("TopK", {Shape{2, 100}, Shape{1}}, {Shape{2, 10}, Shape{2, 10}});
+  op.output_element_bytes = {4, 8};  // values float32, indices int64
+  OpWork work = estimateWork(op);
+  EXPECT_DOUBLE_EQ(work.flops, 200 * std::log2(10.0));
+  EXPECT_DOUBLE_EQ(work.bytes_written, 20.0 * 4 + 20.0 * 8);
+  EXPECT_TRUE(work.estimated) << work.note;
+  op.int_attributes = {{"axis", {0}}};  // along the first axis: k = 2
+  EXPECT_DOUBLE_EQ(estimateWork(op).flops, 200);
 }
 
 }  // namespace roofline_test

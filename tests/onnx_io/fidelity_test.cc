@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -61,6 +62,25 @@ TEST_P(Fidelity, ShapesAndMultiplyAccumulatesMatchTheReference) {
   }
   const double want = reference.at("macs").get<double>();
   EXPECT_NEAR(macs, want, 0.03 * want) << GetParam();
+}
+
+// LSTM, GRU, Einsum and TopK (tests/data/fidelity/make_sequence_ops.py works out the MACs): every
+// tensor has a shape, every operator a formula, and the MACs are the script's.
+TEST(FidelitySequenceOps, RecurrentEinsumAndTopKAreCostedByFormula) {
+  auto loaded = loadOnnx(kData + "/fidelity/sequence_ops.onnx", LoadOptions{{{"S", 6}, {"N", 3}}, 1});
+  ASSERT_TRUE(loaded.hasValue()) << loaded.status().message();
+  const OnnxGraph& g = *loaded;
+  EXPECT_TRUE(g.warnings.empty()) << g.warnings.front();
+  EXPECT_EQ(*g.tensors[g.tensor_index.at("e")].shape, (Shape{6, 3, 16}));
+  EXPECT_EQ(*g.tensors[g.tensor_index.at("top_values")].shape, (Shape{6, 3, 4}));
+  const std::map<std::string, double> want = {{"lstm", 27648}, {"gru", 55296}, {"merge_directions", 9216}, {"topk", 0}};
+  for (int v = 0; v < static_cast<int>(g.nodes.size()); ++v) {
+    const OpWork work = estimateWork(shapeInfo(g, v));
+    EXPECT_TRUE(work.estimated) << g.nodes[v].name << ": " << work.note;
+    if (auto it = want.find(g.nodes[v].name); it != want.end()) {
+      EXPECT_DOUBLE_EQ(work.macs, it->second) << g.nodes[v].name;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Fidelity,

@@ -335,5 +335,41 @@ TEST(OnnxLoader, GraphInputsAndWeightsAsOutputsKeepEveryShape) {
   std::filesystem::remove(path);
 }
 
+// Einsum's output, which libonnx 1.12 gives a rank and no dimensions, gets them from the equation
+// (onnx_io/op_inference.h), so the operators after it are costed by their formulas.
+TEST(OnnxLoader, EinsumOutputsHaveTheirShapes) {
+  auto path = writeModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[N, 3, 4] a, float[N, 4, 5] b) => (float[N, 5] y) {
+      e = Einsum <equation = "bij,bjk->bik"> (a, b)
+      y = ReduceSum <keepdims = 0> (e, axes)
+    })",
+                         "einsum");
+  onnx::ModelProto model;
+  {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(model.ParseFromIstream(&in));
+  }
+  onnx::TensorProto* axes = model.mutable_graph()->add_initializer();
+  axes->set_name("axes");
+  axes->set_data_type(onnx::TensorProto::INT64);
+  axes->add_dims(1);
+  axes->add_int64_data(1);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    model.SerializeToOstream(&out);
+  }
+  auto graph = loadOnnx(path, LoadOptions{{{"N", 2}}, 1});
+  ASSERT_TRUE(graph.hasValue()) << graph.status().message();
+  const TensorInfo& e = graph->tensors[graph->tensor_index.at("e")];
+  ASSERT_TRUE(e.shape.has_value());
+  EXPECT_EQ(*e.shape, (Shape{2, 3, 5}));
+  const TensorInfo& y = graph->tensors[graph->tensor_index.at("y")];
+  ASSERT_TRUE(y.shape.has_value());
+  EXPECT_EQ(*y.shape, (Shape{2, 5}));
+  EXPECT_TRUE(graph->warnings.empty()) << graph->warnings.front();
+  std::filesystem::remove(path);
+}
+
 }  // namespace onnx_loader_test
 }  // namespace placer::testing
