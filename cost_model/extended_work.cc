@@ -27,15 +27,7 @@ std::optional<std::int64_t> constantInput(const OpShapeInfo& op, int index) {
 
 // Every input read once and every output written once, at their element sizes.
 OpWork bytesOnly(const OpShapeInfo& op) {
-  OpWork work;
-  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-    if (const Shape* s = knownShape(op.inputs, i); s != nullptr && i < op.input_element_bytes.size())
-      work.bytes_read += product(*s) * op.input_element_bytes[i];
-  }
-  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
-    if (const Shape* s = knownShape(op.outputs, i); s != nullptr && i < op.output_element_bytes.size())
-      work.bytes_written += product(*s) * op.output_element_bytes[i];
-  }
+  OpWork work = work::tensorBytes(op);
   if (knownShape(op.outputs, 0) == nullptr) markApproximate(work, op.op_type + ": output shape unknown");
   return work;
 }

@@ -19,20 +19,7 @@ using work::intAttribute;
 using work::knownShape;
 using work::markApproximate;
 using work::product;
-
-// Every input read once and every output written once, at their element sizes.
-OpWork tensorBytes(const OpShapeInfo& op) {
-  OpWork work;
-  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-    if (const Shape* s = knownShape(op.inputs, i); s != nullptr && i < op.input_element_bytes.size())
-      work.bytes_read += product(*s) * op.input_element_bytes[i];
-  }
-  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
-    if (const Shape* s = knownShape(op.outputs, i); s != nullptr && i < op.output_element_bytes.size())
-      work.bytes_written += product(*s) * op.output_element_bytes[i];
-  }
-  return work;
-}
+using work::tensorBytes;
 
 // LSTM, GRU and RNN read X [seq, batch, input] ([batch, seq, input] with layout 1: seq·batch steps
 // either way), W [directions, gates·H, input] and R [directions, gates·H, H]. Each step of each

@@ -50,6 +50,20 @@ inline void markApproximate(OpWork& work, const std::string& reason) {
   work.note += work.note.empty() ? reason : "; " + reason;
 }
 
+// Every known input read once and every known output written once, at their element sizes.
+inline OpWork tensorBytes(const OpShapeInfo& op) {
+  OpWork work;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+    if (const Shape* s = knownShape(op.inputs, i); s != nullptr && i < op.input_element_bytes.size())
+      work.bytes_read += product(*s) * op.input_element_bytes[i];
+  }
+  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+    if (const Shape* s = knownShape(op.outputs, i); s != nullptr && i < op.output_element_bytes.size())
+      work.bytes_written += product(*s) * op.output_element_bytes[i];
+  }
+  return work;
+}
+
 // Multiply-accumulates, 2 FLOPs each.
 inline void addMacs(OpWork& work, double macs) {
   work.macs += macs;
