@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/onnx_domain.h"
 #include "cost_model/cost_model.h"
 
 namespace placer::api {
@@ -70,7 +71,10 @@ ModelSummary summarize(const LoadedModel& model) {
   std::map<std::string, int> histogram;
   double flops = 0, macs = 0, weights = 0, weight_count = 0;
   for (int v = 0; v < static_cast<int>(graph->nodes.size()); ++v) {
-    ++histogram[graph->nodes[v].op_type];
+    // An operator of another domain under its domain, as the fidelity line names it: ONNX Runtime's
+    // com.microsoft Gelu is not the default domain's.
+    const OnnxNode& node = graph->nodes[v];
+    ++histogram[isDefaultDomain(node.domain) ? node.op_type : node.op_type + "(" + node.domain + ")"];
     const OpWork work = estimateWork(shapeInfo(*graph, v));
     flops += work.flops;
     macs += work.macs;

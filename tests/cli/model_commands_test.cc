@@ -29,6 +29,13 @@ TEST_F(CliTest, InspectReportsOperatorsWeightsAndFlops) {
   json out = json::parse(r.out);
   EXPECT_EQ(out["operators"], 122);
   EXPECT_EQ(out["op_types"]["Conv"], 53);
+  // Operators of another domain are counted under it: ONNX Runtime's contrib Attention.
+  r = run({"inspect", dataPath("fidelity/contrib_ops.onnx").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["op_types"]["Attention(com.microsoft)"], 1);
+  EXPECT_EQ(json::parse(r.out)["op_types"]["MatMul"], 14);
+  EXPECT_FALSE(json::parse(r.out)["op_types"].contains("Attention"));
+  r = run({"inspect", model("resnet50_light.onnx"), "--json"});
   EXPECT_NEAR(out["macs"].get<double>() / 1e9, 4.1, 0.05 * 4.1);
   EXPECT_NEAR(out["weights"]["bytes"].get<double>() / 1e6, 102.1, 0.5);
   EXPECT_TRUE(out["tensors_without_static_shape"].empty());
