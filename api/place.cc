@@ -157,13 +157,18 @@ Expected<std::string> placementJson(const LoadedModel& model, const Placed& plac
 
 Status checkOutputFiles(const OutputFiles& files, OptionNaming naming,
                         const std::vector<std::filesystem::path>& inputs) {
-  const std::vector<std::pair<std::string, const std::optional<std::filesystem::path>*>> named{
-      {naming == OptionNaming::Flag ? "-o" : optionName("output", naming), &files.model},
-      {optionName("stages-dir", naming), &files.stages_dir},
-      {optionName("report", naming), &files.report},
-      {optionName("placement", naming), &files.placement},
-      {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir},
-      {naming == OptionNaming::Flag ? "--emit genai" : optionName("genai_dir", naming), &files.genai_dir}};
+  struct Named {
+    std::string option;
+    const std::optional<std::filesystem::path>* path;
+    bool directory;
+  };
+  const std::vector<Named> named{
+      {naming == OptionNaming::Flag ? "-o" : optionName("output", naming), &files.model, false},
+      {optionName("stages-dir", naming), &files.stages_dir, true},
+      {optionName("report", naming), &files.report, false},
+      {optionName("placement", naming), &files.placement, false},
+      {naming == OptionNaming::Flag ? "--emit triton" : optionName("triton_dir", naming), &files.triton_dir, true},
+      {naming == OptionNaming::Flag ? "--emit genai" : optionName("genai_dir", naming), &files.genai_dir, true}};
   std::map<std::filesystem::path, std::string> seen;
   auto claim = [&](const std::string& name, const std::filesystem::path& path) {
     std::error_code ec;
@@ -174,10 +179,9 @@ Status checkOutputFiles(const OutputFiles& files, OptionNaming naming,
     return unsupported(previous->second + " and " + name + " name the same file (" + path.string() +
                        "); give each output its own path");
   };
-  for (const auto& [name, path] : named) {
+  for (const auto& [name, path, directory] : named) {
     if (!*path) continue;
     if (Status s = claim(name, **path); !s) return s;
-    const bool directory = path == &files.stages_dir || path == &files.triton_dir || path == &files.genai_dir;
     if (Status s = refuseInputAsOutput(**path, directory, inputs); !s) return s;
   }
   for (const ExtraFile& extra : files.extra) {
