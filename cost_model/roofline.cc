@@ -120,6 +120,17 @@ constexpr OpFormula kFormulas[] = {
     {"Selu", Family::PerElement, 8},
     {"Softplus", Family::PerElement, 9},
     {"Mish", Family::PerElement, 14},
+    {"Celu", Family::PerElement, 8},              // max(0, x) + min(0, α(exp(x/α) − 1))
+    {"ThresholdedRelu", Family::PerElement, 1},
+    {"Shrink", Family::PerElement, 2},
+    {"Hardmax", Family::PerElement, 2},           // a max along the axis, then one compare per element
+    {"LpNormalization", Family::PerElement, 4},   // power, sum, root, divide
+    {"MeanVarianceNormalization", Family::PerElement, 7},  // as InstanceNormalization
+    {"GridSample", Family::PerElement, 14},       // 4 taps (bilinear): 4 MACs and 6 for the coordinates
+    {"RoiAlign", Family::PerElement, 40},         // 2 x 2 samples of bilinear interpolation, averaged
+    {"RandomNormalLike", Family::PerElement, 4},
+    {"RandomUniformLike", Family::PerElement, 4},
+    {"Bernoulli", Family::PerElement, 5},
     // Elementwise with broadcasting.
     {"Add", Family::Broadcast, 1},
     {"Sub", Family::Broadcast, 1},
@@ -158,6 +169,8 @@ constexpr OpFormula kFormulas[] = {
     {"ReduceLogSumExp", Family::Reduce, 5},
     {"ArgMax", Family::Reduce, 1},
     {"ArgMin", Family::Reduce, 1},
+    {"NonZero", Family::Reduce, 1},   // one compare per input element
+    {"Compress", Family::Reduce, 1},
     {"Resize", Family::Resize, 1},
     {"Upsample", Family::Resize, 1},
     // Data movement.
@@ -174,6 +187,12 @@ constexpr OpFormula kFormulas[] = {
     {"ScatterND", Family::Move, 0},
     {"ScatterElements", Family::Move, 0},
     {"Trilu", Family::Move, 0},
+    {"OneHot", Family::Move, 0},
+    {"Range", Family::Move, 0},
+    {"EyeLike", Family::Move, 0},
+    {"ReverseSequence", Family::Move, 0},
+    {"MaxUnpool", Family::Move, 0},
+    {"Scatter", Family::Move, 0},
     {"Gather", Family::Gather, 0},
     {"GatherElements", Family::Gather, 0},
     {"GatherND", Family::Gather, 0},

@@ -91,6 +91,22 @@ OpWork topK(const OpShapeInfo& op) {
   return work;
 }
 
+// NonMaxSuppression: boxes [B, n, 4], scores [B, C, n]; per batch and class, sort the n scores and
+// compare every pair of boxes once (an intersection over union: about 15 FLOPs). The output's
+// length is what it selects, known only at run time.
+OpWork nonMaxSuppression(const OpShapeInfo& op) {
+  OpWork work = tensorBytes(op);
+  const Shape* scores = knownShape(op.inputs, 1);
+  if (scores == nullptr || scores->size() != 3) {
+    markApproximate(work, "NonMaxSuppression: the scores' shape unknown");
+    return work;
+  }
+  const double lists = static_cast<double>((*scores)[0]) * static_cast<double>((*scores)[1]);
+  const double n = static_cast<double>((*scores)[2]);
+  work.flops = lists * (n * std::log2(std::max(n, 2.0)) + 15 * n * (n - 1) / 2);
+  return work;
+}
+
 }  // namespace
 
 std::optional<OpWork> sequenceWork(const OpShapeInfo& op) {
@@ -105,6 +121,7 @@ std::optional<OpWork> sequenceWork(const OpShapeInfo& op) {
   if (t == "RNN") return recurrent(op, 6);
   if (t == "Einsum") return einsum(op);
   if (t == "TopK") return topK(op);
+  if (t == "NonMaxSuppression") return nonMaxSuppression(op);
   return std::nullopt;
 }
 

@@ -3,7 +3,8 @@
 //  - LSTM, GRU, RNN: per time step and direction, every gate's input and recurrent products, and the
 //    gates' element-wise work per hidden unit;
 //  - Einsum: the dense loop nest over every index its equation names;
-//  - TopK: a partial sort, log2(k) comparisons per input element.
+//  - TopK: a partial sort, log2(k) comparisons per input element;
+//  - NonMaxSuppression: per batch and class, a sort of the scores and every pair of boxes compared.
 #pragma once
 
 #include <optional>

@@ -593,6 +593,34 @@ TEST(SequenceWork, EinsumCountsItsLoopNest) {
   EXPECT_EQ(wrong.note, "Einsum: the equation or an operand's shape unknown, or they disagree");
 }
 
+// NonMaxSuppression: per batch and class, a sort of n scores and 15 FLOPs per pair of boxes.
+TEST(SequenceWork, NonMaxSuppressionComparesEveryPairOfBoxes) {
+  OpShapeInfo op = makeOp("NonMaxSuppression", {Shape{1, 8, 4}, Shape{1, 2, 8}}, {std::nullopt});
+  OpWork work = estimateWork(op);
+  EXPECT_DOUBLE_EQ(work.flops, 2 * (8 * 3.0 + 15 * 28.0));  // 2 lists; log2 8 = 3; 28 pairs
+  EXPECT_TRUE(work.estimated) << work.note;  // its output's length is known only at run time
+  op.inputs[1] = std::nullopt;
+  EXPECT_EQ(estimateWork(op).note, "NonMaxSuppression: the scores' shape unknown");
+}
+
+// The operators added to the formula table with them: per output element, per input element, or
+// data movement.
+TEST(RooflineElementwise, LessCommonOperatorsHaveFormulas) {
+  EXPECT_DOUBLE_EQ(estimateWork(makeOp("Celu", {Shape{2, 5}}, {Shape{2, 5}})).flops, 80);
+  EXPECT_DOUBLE_EQ(estimateWork(makeOp("RoiAlign", {Shape{1, 4, 8, 8}, Shape{3, 4}, Shape{3}}, {Shape{3, 4, 2, 2}})).flops,
+                   48 * 40.0);
+  EXPECT_DOUBLE_EQ(estimateWork(makeOp("NonZero", {Shape{6, 7}}, {std::nullopt})).flops, 42);
+  OpWork one_hot = estimateWork(makeOp("OneHot", {Shape{5}, Shape{}, Shape{2}}, {Shape{5, 10}}));
+  EXPECT_DOUBLE_EQ(one_hot.flops, 0);
+  EXPECT_DOUBLE_EQ(one_hot.bytes_written, 200);
+  for (const char* op : {"Celu", "ThresholdedRelu", "Shrink", "Hardmax", "LpNormalization", "MeanVarianceNormalization",
+                         "GridSample", "RoiAlign", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "NonZero",
+                         "Compress", "OneHot", "Range", "EyeLike", "ReverseSequence", "MaxUnpool", "Scatter"}) {
+    const OpWork work = estimateWork(makeOp(op, {Shape{4, 4}}, {Shape{4, 4}}));
+    EXPECT_TRUE(work.estimated) << op << ": " << work.note;
+  }
+}
+
 // TopK: log2(k) comparisons per input element.
 TEST(SequenceWork, TopKIsAPartialSort) {
   OpShapeInfo op = makeOp("TopK", {Shape{2, 100}, Shape{1}}, {Shape{2, 10}, Shape{2, 10}});
