@@ -33,6 +33,17 @@ std::optional<Shape> shapeOf(const onnx::TypeProto& type) {
 
 namespace {
 
+// A weight's type: its element type and dims.
+onnx::TypeProto weightType(const onnx::TensorProto& tensor) {
+  onnx::TypeProto type;
+  auto* tensor_type = type.mutable_tensor_type();
+  tensor_type->set_elem_type(tensor.data_type());
+  auto* shape = tensor_type->mutable_shape();
+  for (auto d : tensor.dims())
+    shape->add_dim()->set_dim_value(d);
+  return type;
+}
+
 // ONNX 1.12's inference dereferences the type of a tensor a node reads without checking that it has
 // one (Shape's data propagation does), and a tensor nothing typed — the output of an operator without
 // a schema, a graph input or output declared without a type — has none: a SIGSEGV. So every tensor
@@ -78,15 +89,8 @@ std::string runInference(onnx::ModelProto& model) {
 }  // namespace
 
 void collectShapes(const onnx::GraphProto& g, std::map<std::string, onnx::TypeProto>& types) {
-  for (const auto& init : g.initializer()) {
-    onnx::TypeProto type;
-    auto* tensor = type.mutable_tensor_type();
-    tensor->set_elem_type(init.data_type());
-    auto* shape = tensor->mutable_shape();
-    for (auto d : init.dims())
-      shape->add_dim()->set_dim_value(d);
-    types[init.name()] = type;
-  }
+  for (const auto& init : g.initializer())
+    types[init.name()] = weightType(init);
   for (const auto& list : {&g.input(), &g.value_info(), &g.output()}) {
     for (const auto& info : *list) {
       if (info.type().has_tensor_type()) types[info.name()] = info.type();
@@ -230,11 +234,7 @@ bool addOwnTypes(const onnx::GraphProto& g, const std::map<std::string, std::int
 onnx::ValueInfoProto valueInfoOf(const onnx::TensorProto& tensor) {
   onnx::ValueInfoProto info;
   info.set_name(tensor.name());
-  auto* type = info.mutable_type()->mutable_tensor_type();
-  type->set_elem_type(tensor.data_type());
-  auto* shape = type->mutable_shape();
-  for (auto d : tensor.dims())
-    shape->add_dim()->set_dim_value(d);
+  *info.mutable_type() = weightType(tensor);
   return info;
 }
 
@@ -376,12 +376,8 @@ int inferTypes(const onnx::ModelProto& model, std::map<std::string, onnx::TypePr
   // has no producer: it takes the input's declaration or the weight's type, as an empty one would
   // stand for the tensor in inference and leave every reader untyped.
   std::map<std::string, onnx::TypeProto> given;  // the weights' types, then the inputs' declarations
-  for (const auto& init : work.graph().initializer()) {
-    auto* tensor = given[init.name()].mutable_tensor_type();
-    tensor->set_elem_type(init.data_type());
-    for (auto d : init.dims())
-      tensor->mutable_shape()->add_dim()->set_dim_value(d);
-  }
+  for (const auto& init : work.graph().initializer())
+    given[init.name()] = weightType(init);
   for (const auto& input : work.graph().input()) {
     if (input.type().has_tensor_type()) given[input.name()] = input.type();
   }
