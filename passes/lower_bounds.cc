@@ -9,6 +9,7 @@
 #include "passes/pass_manager.h"
 #include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/cpu_block_bound.h"
+#include "solvers/bounds/pooled_dp_bound.h"
 #include "solvers/bounds/simple_bound.h"
 
 namespace placer {
@@ -102,6 +103,54 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
   return out;
 }
 
+// The DP with floating operators pooled (solvers/bounds/pooled_dp_bound.h) against DPL's split, on
+// DPL's reduced problem, with the CPU blocks' limit at DPL's max-load where the machine has cores.
+MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings, const Budget& share) {
+  MethodBound out;
+  out.method = "pooled-dp";
+  PassOptions options;
+  options.solver = settings;
+  options.solver.budget = share;
+  options.solver.time_limit = share.remaining();
+  auto dpl = runPipeline(problem, defaultPipeline("dpl", Goal::Throughput, /*certify=*/false), options);
+  if (!dpl) {
+    const StatusCode code = dpl.status().code();
+    const bool stopped = code == StatusCode::Interrupted || code == StatusCode::TimeLimit;
+    out.outcome = stopped ? "cut short" : "failed: " + dpl.status().message();
+    return out;
+  }
+  const Problem relaxed = dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : dpl->problem;
+  if (const std::optional<std::string> why = pooledDpBoundDoesNotApply(relaxed)) {
+    out.outcome = "skipped: " + *why;
+    return out;
+  }
+  double take = 0;
+  if (relaxed.devices.cpus > 0) {
+    const std::optional<CpuBlockLimit> limit =
+        cpuBlockLimit(relaxed, dpl->solve.value, share.within(0.5 * share.remaining()), settings.mip_backend);
+    if (!limit) {
+      out.outcome = "cut short";  // the CPU blocks' program proved nothing in time
+      return out;
+    }
+    take = limit->acc;
+  }
+  auto bound = pooledDpBound(relaxed, dpl->solve.value, take, share);
+  if (!bound) {
+    out.outcome = "failed: " + bound.status().message();
+  } else if (!*bound) {
+    out.outcome = "skipped: no bypass of floating operators leaves a lattice the DP can walk in time";
+  } else {
+    const PooledDpBound& b = **bound;
+    out.value = b.value;
+    std::ostringstream detail;
+    detail << std::setprecision(6) << (b.cut_short ? "cut short: " : "proven: ") << b.bypassed
+           << " operators bypassed (" << b.pool << " of accelerator time pooled), " << b.ideals << " ideals, "
+           << b.rounds << " DP runs within DPL's " << dpl->solve.value;
+    out.outcome = detail.str();
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* toString(BoundSpace space) {
@@ -113,7 +162,7 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   const bool throughput = objective.goal == Goal::Throughput;
   const bool max_load = throughput && !objective.gpipe;
   const bool contiguous_max_load = space == BoundSpace::Contiguous && max_load;
-  if (contiguous_max_load) out.insert(out.end(), {"dp", "cpu-block"});
+  if (contiguous_max_load) out.insert(out.end(), {"dp", "cpu-block", "pooled-dp"});
   if (max_load) out.push_back("bottleneck");
   if (contiguous_max_load) out.push_back("guess");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
@@ -167,7 +216,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
   auto programsFrom = [&](std::size_t i) {
     return std::count_if(ordered.begin() + static_cast<std::ptrdiff_t>(i), ordered.end(),
                          [](const std::string& m) {
-                           return m == "cpu-block" || m == "bottleneck" || m == "guess" || m == "exact";
+                           return m == "cpu-block" || m == "pooled-dp" || m == "bottleneck" || m == "guess" ||
+                                  m == "exact";
                          });
   };
   for (std::size_t index = 0; index < ordered.size(); ++index) {
@@ -187,6 +237,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
       bound.outcome = (simple->cut_short ? "cut short: " : "proven: ") + simple->reason;
     } else if (method == "cpu-block") {
       bound = cpuBlockBound(problem, timed, share);
+    } else if (method == "pooled-dp") {
+      bound = pooledDpMethod(problem, timed, share);
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =

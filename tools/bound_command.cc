@@ -24,8 +24,8 @@ Spaces (never mixed up in a report):
   any          every placement, contiguous or not (what ip-noncontig searches); a bound here also
                bounds the contiguous optimum, not the other way round
 
-Methods (run cheapest first; the dp takes what it needs of the time limit, the programs cpu-block,
-bottleneck, guess and exact share what is left equally):
+Methods (run cheapest first; the dp takes what it needs of the time limit, cpu-block, pooled-dp and
+the programs bottleneck, guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation), each
                node's cheapest time, how many whole nodes a device can compute within the bound
                and the relaxation with the large nodes kept whole (a small program, a tenth of
@@ -39,6 +39,12 @@ bottleneck, guess and exact share what is left equally):
   cpu-block    a CPU core holds one convex block: the work relaxation with each core taking over
                no more accelerator work than a block within DPL's max-load can (a program over
                two ideals; contiguous max-load, machines with CPU cores, inference graphs)
+  pooled-dp    the DP on the graph with its most floating one-input operators bypassed (their
+               time pooled, their consumers reading the tensor before them) until at most 5,000
+               ideals remain: the least sum of loads within each B against what the devices can
+               hold (with CPU cores, a core's block within cpu-block's limit), bisected to 0.1%,
+               against DPL's split (contiguous max-load without overlap, one accelerator kind,
+               inference graphs)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices
                (max-load; the best proven value when the time limit stops it)
@@ -50,7 +56,8 @@ bottleneck, guess and exact share what is left equally):
   all          every method that applies (the default)
 
 Options:
-  --method NAME           simple, dp, cpu-block, bottleneck, guess, exact or all (repeatable)
+  --method NAME           simple, dp, cpu-block, pooled-dp, bottleneck, guess, exact or all
+                          (repeatable)
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)
   --objective throughput|latency, --gpipe, --threads N, --max-ideals N
