@@ -66,15 +66,15 @@ MethodBound exactBound(const Problem& problem, BoundSpace space, const SolveOpti
   return out;
 }
 
-// The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split, whose max-load is the
-// B it needs, on DPL's reduced problem (its reductions keep the contiguous optimum).
-MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share) {
-  MethodBound out;
-  out.method = "cpu-block";
-  if (const std::optional<std::string> why = cpuBlockBoundDoesNotApply(problem)) {
-    out.outcome = "skipped: " + *why;
-    return out;
-  }
+// DPL's split, whose max-load is the B the next two methods need, and its reduced problem (its
+// reductions keep the contiguous optimum; a mixed machine relaxed to one kind); nullopt, with the
+// outcome to report in `out`, when DPL gives none within `share`.
+struct DplSplit {
+  Problem problem;
+  double value = 0;
+};
+std::optional<DplSplit> dplSplit(const Problem& problem, const SolveOptions& settings, const Budget& share,
+                                 MethodBound& out) {
   PassOptions options;
   options.solver = settings;
   options.solver.budget = share;
@@ -84,10 +84,23 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
     const StatusCode code = dpl.status().code();
     const bool stopped = code == StatusCode::Interrupted || code == StatusCode::TimeLimit;
     out.outcome = stopped ? "cut short" : "failed: " + dpl.status().message();
+    return std::nullopt;
+  }
+  return DplSplit{dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : std::move(dpl->problem),
+                  dpl->solve.value};
+}
+
+// The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split.
+MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share) {
+  MethodBound out;
+  out.method = "cpu-block";
+  if (const std::optional<std::string> why = cpuBlockBoundDoesNotApply(problem)) {
+    out.outcome = "skipped: " + *why;
     return out;
   }
-  const Problem relaxed = dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : dpl->problem;
-  auto bound = contiguousCpuBlockBound(relaxed, dpl->solve.value, share, settings.mip_backend);
+  const std::optional<DplSplit> dpl = dplSplit(problem, settings, share, out);
+  if (!dpl) return out;
+  auto bound = contiguousCpuBlockBound(dpl->problem, dpl->value, share, settings.mip_backend);
   if (!bound) {
     out.outcome = "failed: " + bound.status().message();
   } else if (!*bound) {
@@ -97,44 +110,34 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
     std::ostringstream detail;
     detail << std::setprecision(6) << ((*bound)->per_cpu.cut_short ? "cut short: " : "proven: ")
            << "a core takes over at most " << (*bound)->per_cpu.acc << " of accelerator work within DPL's "
-           << dpl->solve.value;
+           << dpl->value;
     out.outcome = detail.str();
   }
   return out;
 }
 
-// The DP with floating operators pooled (solvers/bounds/pooled_dp_bound.h) against DPL's split, on
-// DPL's reduced problem, with the CPU blocks' limit at DPL's max-load where the machine has cores.
+// The DP with floating operators pooled (solvers/bounds/pooled_dp_bound.h) against DPL's split,
+// with the CPU blocks' limit at DPL's max-load where the machine has cores.
 MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings, const Budget& share) {
   MethodBound out;
   out.method = "pooled-dp";
-  PassOptions options;
-  options.solver = settings;
-  options.solver.budget = share;
-  options.solver.time_limit = share.remaining();
-  auto dpl = runPipeline(problem, defaultPipeline("dpl", Goal::Throughput, /*certify=*/false), options);
-  if (!dpl) {
-    const StatusCode code = dpl.status().code();
-    const bool stopped = code == StatusCode::Interrupted || code == StatusCode::TimeLimit;
-    out.outcome = stopped ? "cut short" : "failed: " + dpl.status().message();
-    return out;
-  }
-  const Problem relaxed = dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : dpl->problem;
-  if (const std::optional<std::string> why = pooledDpBoundDoesNotApply(relaxed)) {
+  const std::optional<DplSplit> dpl = dplSplit(problem, settings, share, out);
+  if (!dpl) return out;
+  if (const std::optional<std::string> why = pooledDpBoundDoesNotApply(dpl->problem)) {
     out.outcome = "skipped: " + *why;
     return out;
   }
   double take = 0;
-  if (relaxed.devices.cpus > 0) {
+  if (dpl->problem.devices.cpus > 0) {
     const std::optional<CpuBlockLimit> limit =
-        cpuBlockLimit(relaxed, dpl->solve.value, share.within(0.5 * share.remaining()), settings.mip_backend);
+        cpuBlockLimit(dpl->problem, dpl->value, share.within(0.5 * share.remaining()), settings.mip_backend);
     if (!limit) {
       out.outcome = "cut short";  // the CPU blocks' program proved nothing in time
       return out;
     }
     take = limit->acc;
   }
-  auto bound = pooledDpBound(relaxed, dpl->solve.value, take, share);
+  auto bound = pooledDpBound(dpl->problem, dpl->value, take, share);
   if (!bound) {
     out.outcome = "failed: " + bound.status().message();
   } else if (!*bound) {
@@ -145,7 +148,7 @@ MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings,
     std::ostringstream detail;
     detail << std::setprecision(6) << (b.cut_short ? "cut short: " : "proven: ") << b.bypassed
            << " operators bypassed (" << b.pool << " of accelerator time pooled), " << b.ideals << " ideals, "
-           << b.rounds << " DP runs within DPL's " << dpl->solve.value;
+           << b.rounds << " DP runs within DPL's " << dpl->value;
     out.outcome = detail.str();
   }
   return out;
