@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "passes/pass_manager.h"
+#include "solvers/registry.h"
 #include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/cpu_block_bound.h"
 #include "solvers/bounds/pooled_dp_bound.h"
@@ -66,9 +67,10 @@ MethodBound exactBound(const Problem& problem, BoundSpace space, const SolveOpti
   return out;
 }
 
-// DPL's split, whose max-load is the B the next two methods need, and its reduced problem (its
-// reductions keep the contiguous optimum; a mixed machine relaxed to one kind); nullopt, with the
-// outcome to report in `out`, when DPL gives none within `share`.
+// DPL's split, whose max-load is the B the next two methods need, and the problem the DP solves:
+// `problem` with the DP's reductions (contracted colocation classes, SCCs, ...: they keep the
+// contiguous optimum), a mixed machine relaxed to one kind. nullopt, with the outcome to report in
+// `out`, when DPL gives no split within `share`.
 struct DplSplit {
   Problem problem;
   double value = 0;
@@ -86,8 +88,18 @@ std::optional<DplSplit> dplSplit(const Problem& problem, const SolveOptions& set
     out.outcome = stopped ? "cut short" : "failed: " + dpl.status().message();
     return std::nullopt;
   }
-  return DplSplit{dpl->problem.devices.mixed() ? relaxKinds(dpl->problem) : std::move(dpl->problem),
-                  dpl->solve.value};
+  PassRegistry registry;
+  registerBuiltinPasses(registry);
+  PassManager reductions;
+  PipelineState state;
+  Problem reduced = problem;
+  Status s = reductions.parsePipeline(registry, builtinSolvers().find("dpl")->reductions);
+  if (s) s = reductions.run(reduced, options, state);
+  if (!s) {
+    out.outcome = "failed: " + s.message();
+    return std::nullopt;
+  }
+  return DplSplit{reduced.devices.mixed() ? relaxKinds(reduced) : std::move(reduced), dpl->solve.value};
 }
 
 // The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split.
