@@ -207,6 +207,15 @@ TEST_F(CliTest, BoundCommandReportsEachMethodAndTheSpace) {
   EXPECT_EQ(pooled_outcome.rfind("proven: 0 operators bypassed", 0), 0u) << pj.dump();
   EXPECT_GT(pj["lowerBound"].get<double>(), 0);
   EXPECT_LE(pj["lowerBound"].get<double>(), kThroughputOptimum * (1 + 1e-9));
+  // On an operator graph with colocation classes: on the problem the DP solves (classes contracted),
+  // within the bisection's 0.1% of the DP's optimum 27.918568.
+  RunResult op = run({"bound", workloadPath("throughput-inputs/OperatorGraphs/bert_l-3_inference.json").string(),
+                      "--method", "pooled-dp", "-q"});
+  ASSERT_EQ(op.exit_code, 0) << op.err;
+  json oj = json::parse(op.out);
+  EXPECT_EQ(oj["boundMethod"], "pooled-dp") << oj.dump();
+  EXPECT_LE(oj["lowerBound"].get<double>(), 27.918568 * (1 + 1e-8));
+  EXPECT_GE(oj["lowerBound"].get<double>(), 27.918568 * (1 - 1e-3));
 
   // Guessing the bottleneck's position: every program solved, at least the simple bound, at most
   // the optimum.
