@@ -25,6 +25,53 @@ void raise(double& lower, std::string& method, double value, const std::string& 
   }
 }
 
+// The contiguous space's max-load bounds beyond the simple one, raising `c`, on the reduced
+// problem: the exact DP where it finishes in half of `bound_seconds`; with CPU cores the CPU blocks'
+// bound (cpu_block_bound.h) in three quarters of what is left (its program's root relaxation takes a
+// good part of a second on a model of a thousand operators); where the DP did not finish, the DP on
+// the graph with its floating operators pooled (pooled_dp_bound.h; with CPU cores, on the CPU
+// blocks' limit) with what is left of the deadline beyond the bottleneck program's share (without a
+// deadline, that share), at least kMinBoundSeconds: on nn.Transformer (775 operators, 89 bypassed,
+// 4,977 ideals left) its four DP runs take 0.67 s of the 1.0 s the default 8 s leave it. Returns
+// the seconds of the share left for the bottleneck program.
+double contiguousBounds(const Problem& solved, Certificate& c, const Budget& budget, double bound_seconds,
+                        mip::Backend backend, const ContiguousOptimumFn& contiguous_optimum) {
+  double program_seconds = bound_seconds;
+  auto since = [](std::chrono::steady_clock::time_point started) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  bool dp_finished = false;
+  if (contiguous_optimum && c.lower < c.upper && !budget.interrupted()) {
+    const auto started = std::chrono::steady_clock::now();
+    if (const std::optional<double> optimum = contiguous_optimum(Budget(bound_seconds / 2, budget.stopFlag()))) {
+      raise(c.lower, c.method, *optimum, "dp");
+      dp_finished = true;
+    }
+    program_seconds -= since(started);
+  }
+  std::optional<double> cpu_take;  // G(upper): what one core's block takes over at most
+  if (solved.devices.cpus > 0 && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {
+    const auto started = std::chrono::steady_clock::now();
+    auto blocks =
+        contiguousCpuBlockBound(solved, c.upper, Budget(0.75 * program_seconds, budget.stopFlag()), backend);
+    if (blocks && *blocks) {
+      raise(c.lower, c.method, (*blocks)->value, "cpu-block");
+      cpu_take = (*blocks)->per_cpu.acc;
+    }
+    program_seconds -= since(started);
+  }
+  if (!dp_finished && c.lower < c.upper && !budget.interrupted() && (solved.devices.cpus == 0 || cpu_take)) {
+    const auto started = std::chrono::steady_clock::now();
+    const double left = budget.remaining();
+    const double seconds = std::isfinite(left) ? left - std::max(0.0, program_seconds) : program_seconds;
+    const Budget share(std::max(kMinBoundSeconds, seconds), budget.stopFlag());
+    auto pooled = pooledDpBound(solved, c.upper, cpu_take.value_or(0), share);
+    if (pooled && *pooled) raise(c.lower, c.method, (*pooled)->value, "pooled-dp");
+    program_seconds -= since(started);
+  }
+  return program_seconds;
+}
+
 }  // namespace
 
 Certificate certify(const Problem& solved_problem, const Problem& original_problem, const SolverInfo& solver,
@@ -62,49 +109,13 @@ Certificate certify(const Problem& solved_problem, const Problem& original_probl
     if (reduced) raise(c.lower, c.method, reduced->value, kSimple);
     raise(c.lower, c.method, result.bound, own);
   }
-  // Not proven optimal: the exact DP where it finishes in half the share, then (with CPU cores) the
-  // CPU blocks' bound and the bottleneck program, in the solver's space, on the reduced problem, with
-  // the rest.
+  // Not proven optimal: in the contiguous space the exact DP, the CPU blocks' bound and the pooled
+  // DP (contiguousBounds), then the bottleneck program with what is left of the share, in the
+  // solver's space, on the reduced problem.
   const bool max_load = !latency && !solved.objective.gpipe;
   double program_seconds = bound_seconds;
-  bool dp_finished = false;
-  if (max_load && solver.contiguous && contiguous_optimum && c.lower < c.upper && !budget.interrupted()) {
-    const auto started = std::chrono::steady_clock::now();
-    if (const std::optional<double> optimum = contiguous_optimum(Budget(bound_seconds / 2, budget.stopFlag()))) {
-      raise(c.lower, c.method, *optimum, "dp");
-      dp_finished = true;
-    }
-    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
-  // With CPU cores, a contiguous split gives each one convex block (cpu_block_bound.h): three quarters
-  // of what is left (its program's root relaxation takes a good part of a second on a model of a
-  // thousand operators), before the bottleneck program.
-  std::optional<double> cpu_take;  // G(upper): what one core's block takes over at most
-  if (max_load && solver.contiguous && solved.devices.cpus > 0 && c.lower < c.upper && program_seconds > 0 &&
-      !budget.interrupted()) {
-    const auto started = std::chrono::steady_clock::now();
-    auto blocks =
-        contiguousCpuBlockBound(solved, c.upper, Budget(0.75 * program_seconds, budget.stopFlag()), backend);
-    if (blocks && *blocks) {
-      raise(c.lower, c.method, (*blocks)->value, "cpu-block");
-      cpu_take = (*blocks)->per_cpu.acc;
-    }
-    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
-  // Where the exact DP did not finish, the DP on the graph with its floating operators pooled
-  // (pooled_dp_bound.h; with CPU cores, on the CPU blocks' limit): what is left of the deadline
-  // beyond the bottleneck program's share (without a deadline, that share), at least
-  // kMinBoundSeconds. On nn.Transformer (775 operators, 89 bypassed, 4,977 ideals left) its four DP
-  // runs take 0.67 s of the 1.0 s the default 8 s leave it.
-  if (max_load && solver.contiguous && !dp_finished && c.lower < c.upper && !budget.interrupted() &&
-      (solved.devices.cpus == 0 || cpu_take)) {
-    const auto started = std::chrono::steady_clock::now();
-    const double left = budget.remaining();
-    const double seconds = std::isfinite(left) ? left - std::max(0.0, program_seconds) : program_seconds;
-    const Budget share(std::max(kMinBoundSeconds, seconds), budget.stopFlag());
-    auto pooled = pooledDpBound(solved, c.upper, cpu_take.value_or(0), share);
-    if (pooled && *pooled) raise(c.lower, c.method, (*pooled)->value, "pooled-dp");
-    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (max_load && solver.contiguous) {
+    program_seconds = contiguousBounds(solved, c, budget, bound_seconds, backend, contiguous_optimum);
   }
   if (max_load && reduced && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {
     const Budget share = Budget(program_seconds, budget.stopFlag());

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "solvers/bounds/bypass.h"
-#include "solvers/capacity_relaxation.h"
 #include "solvers/bounds/round_off.h"
+#include "solvers/capacity_relaxation.h"
 #include "solvers/dp/block_walker.h"
 #include "solvers/dp/ideal_lattice.h"
 #include "solvers/dp/instance.h"
@@ -55,8 +55,8 @@ CapacityRelaxation capacityOf(const Relaxed& r, double cpu_take) {
   return relaxation;
 }
 
-// The bypassed graph of the candidates with slack at least `slack` (none for +inf), with its lattice
-// if it has at most `max_ideals` ideals; nullopt otherwise (or when the budget ends).
+// The bypassed graph of the first `count` candidates (the most floating), with its lattice if it
+// has at most `max_ideals` ideals; nullopt otherwise (or when the budget ends).
 std::optional<Relaxed> relaxedAt(const Problem& problem, const std::vector<BypassCandidate>& candidates,
                                  std::size_t count, std::int64_t max_ideals, const Budget& budget) {
   std::vector<bool> bypass(boost::num_vertices(problem.graph), false);
@@ -187,7 +187,6 @@ Expected<std::optional<PooledDpBound>> pooledDpBound(const Problem& problem, dou
   out.ideals = r->lattice.size();
   const CapacityRelaxation capacity = capacityOf(*r, cpu_take);
   const std::optional<double> at_upper = leastSum(*r, capacity, upper, budget);
-
   if (!at_upper) return std::optional<PooledDpBound>();
   out.rounds = 1;
   // The least relaxed threshold B* (every B from it on fits) is at most the optimum. Where B fits,
