@@ -102,8 +102,10 @@ std::optional<DplSplit> dplSplit(const Problem& problem, const SolveOptions& set
   return DplSplit{reduced.devices.mixed() ? relaxKinds(reduced) : std::move(reduced), dpl->solve.value};
 }
 
-// The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split.
-MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share) {
+// The CPU blocks' bound (solvers/bounds/cpu_block_bound.h) against DPL's split; `take` gets the
+// limit G it proved, for pooled-dp.
+MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, const Budget& share,
+                          std::optional<double>& take) {
   MethodBound out;
   out.method = "cpu-block";
   if (const std::optional<std::string> why = cpuBlockBoundDoesNotApply(problem)) {
@@ -119,6 +121,7 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
     out.outcome = "cut short";  // the block program proved nothing in time
   } else {
     out.value = (*bound)->value;
+    take = (*bound)->per_cpu.acc;
     std::ostringstream detail;
     detail << std::setprecision(6) << ((*bound)->per_cpu.cut_short ? "cut short: " : "proven: ")
            << "a core takes over at most " << (*bound)->per_cpu.acc << " of accelerator work within DPL's "
@@ -129,8 +132,10 @@ MethodBound cpuBlockBound(const Problem& problem, const SolveOptions& settings, 
 }
 
 // The DP with floating operators pooled (solvers/bounds/pooled_dp_bound.h) against DPL's split,
-// with the CPU blocks' limit at DPL's max-load where the machine has cores.
-MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings, const Budget& share) {
+// with the CPU blocks' limit at DPL's max-load where the machine has cores (`take`, when cpu-block
+// has proven it already).
+MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings, const Budget& share,
+                           std::optional<double> take) {
   MethodBound out;
   out.method = "pooled-dp";
   const std::optional<DplSplit> dpl = dplSplit(problem, settings, share, out);
@@ -139,8 +144,8 @@ MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings,
     out.outcome = "skipped: " + *why;
     return out;
   }
-  double take = 0;
-  if (dpl->problem.devices.cpus > 0) {
+  if (dpl->problem.devices.cpus == 0) take = 0;
+  if (!take) {
     const std::optional<CpuBlockLimit> limit =
         cpuBlockLimit(dpl->problem, dpl->value, share.within(0.5 * share.remaining()), settings.mip_backend);
     if (!limit) {
@@ -149,7 +154,7 @@ MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings,
     }
     take = limit->acc;
   }
-  auto bound = pooledDpBound(dpl->problem, dpl->value, take, share);
+  auto bound = pooledDpBound(dpl->problem, dpl->value, *take, share);
   if (!bound) {
     out.outcome = "failed: " + bound.status().message();
   } else if (!*bound) {
@@ -216,6 +221,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
   std::optional<Problem> relaxed_copy;
   if (problem.devices.mixed()) relaxed_copy = relaxKinds(problem);
   const Problem& relaxed = relaxed_copy ? *relaxed_copy : problem;
+  // The CPU blocks' limit G, once cpu-block has proven it: pooled-dp needs it too.
+  std::optional<double> cpu_take;
   // The simple bound, once: a method of its own and the bottleneck program's threshold.
   std::optional<SimpleBound> simple;
   auto simpleOnce = [&]() -> Status {
@@ -251,9 +258,9 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
       bound.value = simple->value;
       bound.outcome = (simple->cut_short ? "cut short: " : "proven: ") + simple->reason;
     } else if (method == "cpu-block") {
-      bound = cpuBlockBound(problem, timed, share);
+      bound = cpuBlockBound(problem, timed, share, cpu_take);
     } else if (method == "pooled-dp") {
-      bound = pooledDpMethod(problem, timed, share);
+      bound = pooledDpMethod(problem, timed, share, cpu_take);
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =
