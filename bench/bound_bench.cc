@@ -2,8 +2,8 @@
 //
 // Per workload and k accelerators: the upper bound (the best split `auto` finds within the time
 // limit: the exact DP's optimum when it finishes, SliceGraph's otherwise), each lower-bound method's
-// value and time (simple, bottleneck, guess and, with --exact, the contiguous integer program; each under
-// the per-bound time limit), and the certified ratio upper / best lower (1 wherever the DP proved
+// value and time (simple, pooled-dp, bottleneck, guess and, with --exact, the contiguous integer
+// program; each under the per-bound time limit), and the certified ratio upper / best lower (1 wherever the DP proved
 // the optimum). Then the geometric mean of the certified ratio per k, over the 16 Table 1 workloads
 // with --cpus 0 and with their own CPUs, and over synthetic graphs of core/synthetic.h. Targets
 // (contiguous max-load): geometric mean <= 1.05 for k <= 8 and <= 1.10 for k = 16, 32.
@@ -52,7 +52,7 @@ struct Row {
 };
 
 std::vector<std::string> methods(const Options& o) {
-  std::vector<std::string> out = {"simple", "bottleneck", "guess"};
+  std::vector<std::string> out = {"simple", "pooled-dp", "bottleneck", "guess"};
   if (o.exact) out.push_back("exact");
   return out;
 }
