@@ -36,8 +36,8 @@ std::vector<int> slackOf(const OpGraph& g, const std::vector<Vertex>& order) {
 }
 
 // Whether v has one input tensor that every edge into it carries, and every edge out of it carries
-// one of its own tensors; `in_net` is the number of nets v is a sink of, `sinks_of_v` the consumers
-// of v's tensors.
+// one of its own tensors: `in_nets` is the number of nets v is a sink of, `in_source` the producer of
+// the last of them, `sinks_of_v` the consumers of v's tensors.
 bool isUnary(const OpGraph& g, Vertex v, int in_nets, Vertex in_source, const std::set<Vertex>& sinks_of_v) {
   if (in_nets != 1) return false;
   for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
