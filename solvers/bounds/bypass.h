@@ -39,10 +39,10 @@ struct BypassCandidate {
 std::vector<BypassCandidate> bypassCandidates(const Problem& problem);
 
 struct Bypassed {
-  Problem problem;            // the kept operators, in their order; new tensors as described above
-  std::vector<Vertex> kept;   // kept[i]: the vertex of the original that vertex i of `problem` is
-  double pool_acc = 0;        // the bypassed operators' accelerator time (kind 0)
-  int count = 0;              // how many were bypassed
+  Problem problem;           // the kept operators, in their order; new tensors as described above
+  std::vector<Vertex> kept;  // kept[i]: the vertex of the original that vertex i of `problem` is
+  double pool_acc = 0;       // the bypassed operators' accelerator time (kind 0)
+  int count = 0;             // how many were bypassed
 };
 
 // Bypasses the operators with `bypass[v]` set, every one of which must be a candidate (above).

@@ -28,7 +28,8 @@ struct Relaxed {
 };
 
 // Per ideal, its units' work (for which entries of the table can lie on a split within a bound).
-std::vector<CapacityRelaxation::Work> workOfIdeals(const dp::DpInstance& instance, const IdealLattice& lattice) {
+std::vector<CapacityRelaxation::Work> workOfIdeals(const dp::DpInstance& instance,
+                                                   const IdealLattice& lattice) {
   std::vector<CapacityRelaxation::Work> work(static_cast<std::size_t>(lattice.size()));
   for (std::int64_t j = 1; j < lattice.size(); ++j) {  // J = (J minus one maximal node) + that node
     const std::int64_t e = lattice.down_begin[j];
@@ -110,7 +111,8 @@ std::optional<double> leastSum(const Relaxed& r, const CapacityRelaxation& capac
   std::vector<double> f(static_cast<std::size_t>(ideals) * row, kInfinity);
   std::fill(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(row), 0.0);
   const double limit = cap * (1 + kBoundSafety);
-  dp::BlockWalker<1> walker(r.instance.units, r.instance.touches, r.instance.weight_touches, p, r.lattice, limit);
+  dp::BlockWalker<1> walker(r.instance.units, r.instance.touches, r.instance.weight_touches, p, r.lattice,
+                            limit);
   std::vector<std::uint8_t> live(row);
   for (std::int32_t ideal = 1; ideal < ideals; ++ideal) {
     if (ideal % 256 == 0 && budget.exhausted()) return std::nullopt;
@@ -129,14 +131,16 @@ std::optional<double> leastSum(const Relaxed& r, const CapacityRelaxation& capac
       if (s.unsupported == 0 && s.memory <= p.devices.memory && acc <= limit) {
         for (int c = 0; c <= cpus; ++c) {
           for (int a = 1; a <= accs; ++a) {
-            if (live[at(0, c, a)]) f[at(ideal, c, a)] = std::min(f[at(ideal, c, a)], f[at(sub, c, a - 1)] + acc);
+            if (live[at(0, c, a)])
+              f[at(ideal, c, a)] = std::min(f[at(ideal, c, a)], f[at(sub, c, a - 1)] + acc);
           }
         }
       }
       if (s.p_cpu + s.cpu_comm <= limit) {
         for (int c = 1; c <= cpus; ++c) {
           for (int a = 0; a <= accs; ++a) {
-            if (live[at(0, c, a)]) f[at(ideal, c, a)] = std::min(f[at(ideal, c, a)], f[at(sub, c - 1, a)] + s.p_acc);
+            if (live[at(0, c, a)])
+              f[at(ideal, c, a)] = std::min(f[at(ideal, c, a)], f[at(sub, c - 1, a)] + s.p_acc);
           }
         }
       }

@@ -13,8 +13,8 @@
 // every block is within B (a sum, not a maximum: dp[I][c][a] is the least for ideal I on c cores and
 // a accelerators, an unused device adding nothing). Where that least exceeds the right-hand side,
 // the optimum is above B. The first B tried is the upper bound U itself, and its least f(U) already
-// gives B >= (f(U) + P - l G(U)) / k, as f only grows as B shrinks; bisection between that and U
-// raises it while the budget lasts.
+// bounds the optimum: every B <= U that fits is at least (f(U) + P - l G(U)) / k, as f only grows
+// as B shrinks; a search between that and U raises it while the budget lasts.
 #pragma once
 
 #include <cstdint>
@@ -38,12 +38,12 @@ struct PooledDpOptions {
 };
 
 struct PooledDpBound {
-  double value = 0;          // no contiguous split does better
-  int bypassed = 0;          // operators bypassed
-  double pool = 0;           // their accelerator time
-  std::int64_t ideals = 0;   // the bypassed graph's lattice
-  int rounds = 0;            // DP runs (the first at the upper bound, then bisection)
-  bool cut_short = false;    // the budget ended the bisection before it converged
+  double value = 0;         // no contiguous split does better
+  int bypassed = 0;         // operators bypassed
+  double pool = 0;          // their accelerator time
+  std::int64_t ideals = 0;  // the bypassed graph's lattice
+  int rounds = 0;           // DP runs (the first at the upper bound, then bisection)
+  bool cut_short = false;   // the budget ended the bisection before it converged
 };
 
 // The bound above, given `upper` (the max-load of a contiguous split of `problem`) and `cpu_take`
@@ -51,6 +51,7 @@ struct PooledDpBound {
 // without cores). nullopt when it does not apply, no bypass brings the lattice within the limit, or
 // the budget ends before the first DP run.
 Expected<std::optional<PooledDpBound>> pooledDpBound(const Problem& problem, double upper, double cpu_take,
-                                                     const Budget& budget, const PooledDpOptions& options = {});
+                                                     const Budget& budget,
+                                                     const PooledDpOptions& options = {});
 
 }  // namespace placer

@@ -70,7 +70,7 @@ Placement randomContiguousSplit(const Problem& p, std::mt19937& rng) {
   return split;
 }
 
-// A random problem for the bound: overlap none, every node on an accelerator where it may be.
+// A random problem in the DP's contracted form, without overlap (the bound's precondition).
 Problem boundProblem(std::mt19937& rng, int n, DeviceSet devices) {
   Problem p = randomContracted(rng, n, false, devices);
   p.objective.overlap = Overlap::None;
@@ -125,7 +125,8 @@ TEST(PooledDpBound, NeverAboveTheExactOptimum) {
   for (unsigned seed = 1; seed <= 120; ++seed) {
     std::mt19937 rng(seed);
     const int cpus = static_cast<int>(seed % 2);
-    const Problem p = boundProblem(rng, 7 + static_cast<int>(seed % 8), DeviceSet{2 + static_cast<int>(seed % 3 == 0), 1e18, cpus});
+    const DeviceSet devices{2 + static_cast<int>(seed % 3 == 0), 1e18, cpus};
+    const Problem p = boundProblem(rng, 7 + static_cast<int>(seed % 8), devices);
     DpOptions options;
     const SolveResult dp = solveThroughputDp(p, options);
     if (dp.status != SolveStatus::Optimal) continue;  // no split (a node no device may hold)
@@ -139,7 +140,8 @@ TEST(PooledDpBound, NeverAboveTheExactOptimum) {
     }
     for (std::int64_t max_ideals : {4, 12, 40, 100000}) {
       for (double slack : {1.0, 1.25}) {
-        auto bound = pooledDpBound(p, dp.value * slack, take, Budget::unlimited(), PooledDpOptions{max_ideals});
+        auto bound =
+            pooledDpBound(p, dp.value * slack, take, Budget::unlimited(), PooledDpOptions{max_ideals});
         ASSERT_TRUE(bound) << bound.status().message();
         if (!*bound) continue;
         ++bounded;
