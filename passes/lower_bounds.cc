@@ -10,6 +10,7 @@
 #include "solvers/registry.h"
 #include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/cpu_block_bound.h"
+#include "solvers/bounds/packing_bound.h"
 #include "solvers/bounds/pooled_dp_bound.h"
 #include "solvers/bounds/simple_bound.h"
 
@@ -171,6 +172,38 @@ MethodBound pooledDpMethod(const Problem& problem, const SolveOptions& settings,
   return out;
 }
 
+// The largest operators' packing (solvers/bounds/packing_bound.h) below DPL's max-load, on the
+// user's problem (`relaxed`: a mixed machine as one kind): the DP's reductions keep the contiguous
+// optimum only, and the bound holds for every placement.
+MethodBound packingMethod(const Problem& problem, const Problem& relaxed, const SolveOptions& settings,
+                          const Budget& share) {
+  MethodBound out;
+  out.method = "packing";
+  if (const std::optional<std::string> why = packingBoundDoesNotApply(relaxed)) {
+    out.outcome = "skipped: " + *why;
+    return out;
+  }
+  const std::optional<DplSplit> dpl = dplSplit(problem, settings, share, out);
+  if (!dpl) return out;
+  auto bound = packingBound(relaxed, dpl->value, share);
+  std::ostringstream detail;
+  detail << std::setprecision(6);
+  if (!bound) {
+    out.outcome = "failed: " + bound.status().message();
+  } else if (!*bound) {
+    detail << "skipped: every operator fits a CPU core within DPL's " << dpl->value;
+    out.outcome = detail.str();
+  } else {
+    const PackingBound& b = **bound;
+    out.value = b.value;
+    detail << (b.cut_short ? "cut short: " : "proven: ") << "the " << b.large
+           << " largest operators on the accelerators, " << b.assignments << " assignments, " << b.cuts
+           << " minimum cuts, below DPL's " << dpl->value;
+    out.outcome = detail.str();
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* toString(BoundSpace space) {
@@ -183,7 +216,7 @@ std::vector<std::string> boundMethods(BoundSpace space, const Objective& objecti
   const bool max_load = throughput && !objective.gpipe;
   const bool contiguous_max_load = space == BoundSpace::Contiguous && max_load;
   if (contiguous_max_load) out.insert(out.end(), {"dp", "cpu-block", "pooled-dp"});
-  if (max_load) out.push_back("bottleneck");
+  if (max_load) out.insert(out.end(), {"packing", "bottleneck"});
   if (contiguous_max_load) out.push_back("guess");
   // The non-contiguous latency program allows q subgraphs per accelerator: not every placement.
   if (space == BoundSpace::Contiguous || throughput) out.push_back("exact");
@@ -238,8 +271,8 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
   auto programsFrom = [&](std::size_t i) {
     return std::count_if(ordered.begin() + static_cast<std::ptrdiff_t>(i), ordered.end(),
                          [](const std::string& m) {
-                           return m == "cpu-block" || m == "pooled-dp" || m == "bottleneck" || m == "guess" ||
-                                  m == "exact";
+                           return m == "cpu-block" || m == "pooled-dp" || m == "packing" || m == "bottleneck" ||
+                                  m == "guess" || m == "exact";
                          });
   };
   for (std::size_t index = 0; index < ordered.size(); ++index) {
@@ -261,6 +294,9 @@ Expected<BoundReport> proveLowerBound(const Problem& problem, BoundSpace space,
       bound = cpuBlockBound(problem, timed, share, cpu_take);
     } else if (method == "pooled-dp") {
       bound = pooledDpMethod(problem, timed, share, cpu_take);
+    } else if (method == "packing") {
+      bound = packingMethod(problem, relaxed, timed, share);
+      if (timed.budget.interrupted()) return interrupted("interrupted");
     } else if (method == "bottleneck" || method == "guess") {
       if (Status s = simpleOnce(); !s) return s;
       auto bottleneck =

@@ -5,10 +5,14 @@
 // block of a pipeline (what the DP and SliceGraph search), "any" bounds every placement (what
 // ip-noncontig searches). A bound over "any" is also one over "contiguous", never the other way.
 //
-// Methods, run in this order; the programs (bottleneck, guess, exact) share what is left of the time
-// limit equally, the DP takes what it needs:
+// Methods, run in this order; cpu-block, pooled-dp, packing and the programs (bottleneck, guess,
+// exact) share what is left of the time limit equally, the DP takes what it needs:
 //   simple  the work relaxation and per-node floors (solvers/bounds/simple_bound.h): both spaces
 //   dp      the exact DP's optimum, when it finishes (contiguous throughput only)
+//   cpu-block, pooled-dp  the CPU blocks' bound and the DP with floating operators pooled
+//           (solvers/bounds/cpu_block_bound.h, pooled_dp_bound.h; contiguous max-load)
+//   packing the largest operators' assignments to the devices, each accelerator bounded by a minimum
+//           cut (solvers/bounds/packing_bound.h; max-load without overlap, both spaces)
 //   bottleneck  the three-superblock program (solvers/bounds/bottleneck_mip.h; max-load only)
 //   guess   the guess-the-bottleneck programs, one per block position and kind (contiguous max-load)
 //   exact   the integer program of the space (ip, ip-noncontig), stopped by the time limit with the
@@ -26,8 +30,8 @@ namespace placer {
 enum class BoundSpace { Contiguous, Any };
 const char* toString(BoundSpace space);
 
-// "simple", "dp", "cpu-block", "bottleneck", "guess", "exact"; "all" expands to the ones the space
-// and objective have.
+// "simple", "dp", "cpu-block", "pooled-dp", "packing", "bottleneck", "guess", "exact"; "all" expands
+// to the ones the space and objective have.
 std::vector<std::string> boundMethods(BoundSpace space, const Objective& objective);
 
 struct MethodBound {

@@ -24,8 +24,8 @@ Spaces (never mixed up in a report):
   any          every placement, contiguous or not (what ip-noncontig searches); a bound here also
                bounds the contiguous optimum, not the other way round
 
-Methods (run cheapest first; the dp takes what it needs of the time limit, cpu-block, pooled-dp and
-the programs bottleneck, guess and exact share what is left equally):
+Methods (run cheapest first; the dp takes what it needs of the time limit, cpu-block, pooled-dp,
+packing and the programs bottleneck, guess and exact share what is left equally):
   simple       the work relaxation (accelerators, CPUs, memory, shared weights, colocation), each
                node's cheapest time, how many whole nodes a device can compute within the bound
                and the relaxation with the large nodes kept whole (a small program, a tenth of
@@ -45,6 +45,12 @@ the programs bottleneck, guess and exact share what is left equally):
                hold (with CPU cores, a core's block within cpu-block's limit), bisected to 0.1%,
                against DPL's split (contiguous max-load without overlap, one accelerator kind,
                inference graphs)
+  packing      where the largest operators go: every assignment of them to the devices (up to the
+               devices' order), each accelerator bounded by the least load of any set holding its
+               large operators and none of the others (its computation and the nets it cuts: a
+               minimum cut), each core by their CPU time; the least over assignments of the
+               largest, below DPL's split, more operators while the time lasts (max-load without
+               overlap, every placement; one accelerator kind)
   bottleneck   the three-superblock program: the cheapest block one device could run that carries
                the work some device must carry, the rest fitting fractionally on the other devices
                (max-load; the best proven value when the time limit stops it)
@@ -56,7 +62,7 @@ the programs bottleneck, guess and exact share what is left equally):
   all          every method that applies (the default)
 
 Options:
-  --method NAME           simple, dp, cpu-block, pooled-dp, bottleneck, guess, exact or all
+  --method NAME           simple, dp, cpu-block, pooled-dp, packing, bottleneck, guess, exact or all
                           (repeatable)
   --space contiguous|any  (default contiguous)
   --time-limit S          seconds for all methods together (default 60)

@@ -8,6 +8,7 @@
 
 #include "solvers/bounds/bottleneck_mip.h"
 #include "solvers/bounds/cpu_block_bound.h"
+#include "solvers/bounds/packing_bound.h"
 #include "solvers/bounds/pooled_dp_bound.h"
 #include "solvers/bounds/simple_bound.h"
 
@@ -116,6 +117,20 @@ Certificate certify(const Problem& solved_problem, const Problem& original_probl
   double program_seconds = bound_seconds;
   if (max_load && solver.contiguous) {
     program_seconds = contiguousBounds(solved, c, budget, bound_seconds, backend, contiguous_optimum);
+  }
+  // A non-contiguous answer: the largest operators' packing (packing_bound.h) bounds every placement,
+  // on the user's problem (the reductions keep only the contiguous optimum), in half of the share.
+  if (max_load && !solver.contiguous && c.lower < c.upper && !budget.interrupted() &&
+      !packingBoundDoesNotApply(original)) {
+    const auto started = std::chrono::steady_clock::now();
+    const Budget share(std::max(kMinBoundSeconds, program_seconds / 2), budget.stopFlag());
+    auto packed = packingBound(original, c.upper, share);
+    if (packed && *packed) {
+      const double value = (*packed)->reaches_upper ? c.upper : (*packed)->value;
+      raise(c.any_lower, c.any_method, value, "packing");
+      raise(c.lower, c.method, value, "packing");
+    }
+    program_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   if (max_load && reduced && c.lower < c.upper && program_seconds > 0 && !budget.interrupted()) {
     const Budget share = Budget(program_seconds, budget.stopFlag());

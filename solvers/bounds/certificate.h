@@ -25,7 +25,8 @@ namespace placer {
 // machine with CPU cores, the CPU blocks' bound (cpu_block_bound.h, "cpu-block") within three
 // quarters of that, then, where the exact DP did not finish, the DP with floating operators pooled
 // (pooled_dp_bound.h, "pooled-dp") with what is left of `budget` beyond the share (without a
-// deadline, the share; kMinBoundSeconds at least). The partition pass gives them kBoundShare of the time limit, kept from the solver (or,
+// deadline, the share; kMinBoundSeconds at least); for a non-contiguous answer, the largest
+// operators' packing (packing_bound.h, "packing") within half of the share, on `original`. The partition pass gives them kBoundShare of the time limit, kept from the solver (or,
 // without a time limit, kBoundShare of the time the solve took, at least kMinBoundSeconds).
 inline constexpr double kMinBoundSeconds = 0.5;
 inline constexpr double kBoundShare = 0.1;
