@@ -10,6 +10,7 @@
 #include "solvers/dp/block_walker.h"
 #include "solvers/dp/ideal_lattice.h"
 #include "solvers/dp/instance.h"
+#include "solvers/dp/table.h"
 #include "solvers/dp/throughput_dp.h"
 
 namespace placer {
@@ -27,31 +28,11 @@ struct Relaxed {
   std::vector<CapacityRelaxation::Work> work;
 };
 
-// Per ideal, its units' work (for which entries of the table can lie on a split within a bound).
-std::vector<CapacityRelaxation::Work> workOfIdeals(const dp::DpInstance& instance,
-                                                   const IdealLattice& lattice) {
-  std::vector<CapacityRelaxation::Work> work(static_cast<std::size_t>(lattice.size()));
-  for (std::int64_t j = 1; j < lattice.size(); ++j) {  // J = (J minus one maximal node) + that node
-    const std::int64_t e = lattice.down_begin[j];
-    const dp::Unit& unit = instance.units[lattice.down_node[e]];
-    work[j] = work[lattice.down_sub[e]];
-    work[j].add(unit.p_acc, unit.p_cpu, unit.unsupported);
-  }
-  return work;
-}
-
 // The relaxation that tells which entries can lie on a split within a bound: the bypassed graph's
 // units alone (the pool may go anywhere), a core taking over at most `cpu_take`.
 CapacityRelaxation capacityOf(const Relaxed& r, double cpu_take) {
-  std::vector<double> p_acc, p_cpu;
-  std::vector<std::uint8_t> unsupported;
-  for (const dp::Unit& unit : r.instance.units) {
-    p_acc.push_back(unit.p_acc);
-    p_cpu.push_back(unit.p_cpu);
-    unsupported.push_back(unit.unsupported);
-  }
   const DeviceSet& d = r.bypassed.problem.devices;
-  CapacityRelaxation relaxation(p_acc, p_cpu, unsupported, d.accelerators, d.cpus);
+  CapacityRelaxation relaxation = dp::unitsRelaxation(r.instance, d);
   if (d.cpus > 0) relaxation.limitPerCpu(cpu_take);
   return relaxation;
 }
@@ -66,7 +47,7 @@ std::optional<Relaxed> relaxedAt(const Problem& problem, const std::vector<Bypas
   Relaxed r{bypassOperators(problem, bypass), {}, {}, {}};
   r.instance = dp::prepareInstance(r.bypassed.problem, /*linearize=*/false);
   if (!buildLattice(r.instance.preds, max_ideals, budget, nullptr, r.lattice)) return std::nullopt;
-  r.work = workOfIdeals(r.instance, r.lattice);
+  r.work = dp::workOfIdeals(r.instance, r.lattice, r.bypassed.problem.devices);
   return r;
 }
 

@@ -129,21 +129,14 @@ class LiveRows {
  public:
   LiveRows(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice, double bound,
            const Budget& budget)
-      : relaxation_(relaxationOf(instance, problem.devices)) {
+      : relaxation_(unitsRelaxation(instance, problem.devices)) {
     const DeviceSet& devices = problem.devices;
     const std::int64_t ideals = lattice.size();
     if (devices.cpus > 0 && devices.accelerators > 0) {
       const double knapsack = relaxation_.absorbable(bound, 1);
       relaxation_.limitPerCpu(mostPerCpu(problem, instance, lattice, bound, knapsack, budget));
     }
-    const int kinds = devices.kindCount();
-    std::vector<CapacityRelaxation::Work> work(ideals);
-    for (std::int64_t j = 1; j < ideals; ++j) {  // J = (J minus one maximal node) + that node
-      const std::int64_t e = lattice.down_begin[j];
-      const Unit& unit = instance.units[lattice.down_node[e]];
-      work[j] = work[lattice.down_sub[e]];
-      work[j].add(unit.fastest(kinds), unit.p_cpu, unit.unsupported);
-    }
+    const std::vector<CapacityRelaxation::Work> work = workOfIdeals(instance, lattice, devices);
     live_.assign(ideals, 0);
     for (std::int64_t j = 0; j < ideals; ++j) {
       for (int c = 0; c <= devices.cpus && !live_[j]; ++c) {
@@ -178,17 +171,6 @@ class LiveRows {
       });
     }
     return most;
-  }
-
-  static CapacityRelaxation relaxationOf(const DpInstance& instance, const DeviceSet& devices) {
-    std::vector<double> p_acc, p_cpu;
-    std::vector<std::uint8_t> unsupported;
-    for (const Unit& unit : instance.units) {
-      p_acc.push_back(unit.fastest(devices.kindCount()));
-      p_cpu.push_back(unit.p_cpu);
-      unsupported.push_back(unit.unsupported);
-    }
-    return CapacityRelaxation(p_acc, p_cpu, unsupported, devices.accelerators, devices.cpus);
   }
 
   CapacityRelaxation relaxation_;
@@ -436,6 +418,30 @@ class DpTable {
 };
 
 }  // namespace
+
+CapacityRelaxation unitsRelaxation(const DpInstance& instance, const DeviceSet& devices) {
+  std::vector<double> p_acc, p_cpu;
+  std::vector<std::uint8_t> unsupported;
+  for (const Unit& unit : instance.units) {
+    p_acc.push_back(unit.fastest(devices.kindCount()));
+    p_cpu.push_back(unit.p_cpu);
+    unsupported.push_back(unit.unsupported);
+  }
+  return CapacityRelaxation(p_acc, p_cpu, unsupported, devices.accelerators, devices.cpus);
+}
+
+std::vector<CapacityRelaxation::Work> workOfIdeals(const DpInstance& instance, const IdealLattice& lattice,
+                                                   const DeviceSet& devices) {
+  const int kinds = devices.kindCount();
+  std::vector<CapacityRelaxation::Work> work(static_cast<std::size_t>(lattice.size()));
+  for (std::int64_t j = 1; j < lattice.size(); ++j) {  // J = (J minus one maximal node) + that node
+    const std::int64_t e = lattice.down_begin[j];
+    const Unit& unit = instance.units[lattice.down_node[e]];
+    work[j] = work[lattice.down_sub[e]];
+    work[j].add(unit.fastest(kinds), unit.p_cpu, unit.unsupported);
+  }
+  return work;
+}
 
 TableResult fillTable(const Problem& problem, const DpInstance& instance, const IdealLattice& lattice,
                       double upper_bound, int threads, const ProgressFn& progress, const Budget& budget,

@@ -12,6 +12,7 @@
 #include "core/budget.h"
 #include "core/problem.h"
 #include "core/solve_result.h"
+#include "solvers/capacity_relaxation.h"
 #include "solvers/dp/ideal_lattice.h"
 #include "solvers/dp/instance.h"
 
@@ -37,6 +38,17 @@ struct TableResult {
 inline double pruneAbove(double upper_bound) {
   return upper_bound * (1 + 1e-9) + 1e-12;
 }
+
+// The capacity relaxation (solvers/capacity_relaxation.h) of the instance's units, each at its fastest
+// kind's time on a mixed machine: which entries of a table can lie on a split within a bound. The
+// exact DP's rows and the DP with floating operators pooled (solvers/bounds/pooled_dp_bound.h) prune
+// with it.
+CapacityRelaxation unitsRelaxation(const DpInstance& instance, const DeviceSet& devices);
+
+// What each ideal of `lattice` asks of the devices (its units' work, each at its fastest kind's time),
+// built along each ideal's first Hasse edge.
+std::vector<CapacityRelaxation::Work> workOfIdeals(const DpInstance& instance, const IdealLattice& lattice,
+                                                   const DeviceSet& devices);
 
 // Fills the table of `instance` over `lattice` on `threads` threads, entries above `upper_bound`
 // (an achievable max-load, or +inf) left out, and traces an optimal split back. Only a split of
