@@ -2,7 +2,8 @@
 """bench/packing_bound.py against the solver: it must never call a max-load impossible that a split
 reaches (soundness), on random small workloads whose non-contiguous optimum the integer program
 proves; it must prove something on some of them (else it proves nothing at all); and on layer GNMT
-inference it proves 31.685 (the NeurIPS 2020 paper's 31.68, rounded half up) out of reach.
+inference and op BERT-12 inference it proves the NeurIPS 2020 paper's 31.68 and 130.03 (rounded half
+up) out of reach, as `onnx-placer bound --method packing` does in C++.
 
     ONNX_PLACER_CLI=build/onnx-placer python3 tests/tools/test_packing_bound.py
 """
@@ -18,6 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = os.path.join(ROOT, "bench", "packing_bound.py")
 CLI = os.environ.get("ONNX_PLACER_CLI", os.path.join(ROOT, "build", "onnx-placer"))
 GNMT = os.path.join(ROOT, "tests", "data", "workloads", "throughput-inputs", "LayerGraphs", "gnmt_inference.json")
+BERT12 = os.path.join(ROOT, "tests", "data", "workloads", "throughput-inputs", "OperatorGraphs",
+                      "bert_l-12_inference.json")
 
 
 def bound(workload, cap, large=0.5):
@@ -73,6 +76,16 @@ class PackingBound(unittest.TestCase):
         code, text = bound(GNMT, 31.6874)  # the integer program's 31.6873105 is such a split
         self.assertEqual(code, 1, text)
         self.assertIn("at least 31.687311", text)
+
+    def test_bert12_inference_cannot_reach_the_papers_value(self):
+        # The twelve context products and the language-model head: no accelerator holds three
+        # products, or the head and two, within 130.035.
+        code, text = bound(BERT12, 130.035, large=10)
+        self.assertEqual(code, 0, text)
+        self.assertIn("no split has max-load at most 130.035: proven", text)
+        code, text = bound(BERT12, 130.0382, large=10)  # the integer program's 130.0380954 is such a split
+        self.assertEqual(code, 1, text)
+        self.assertIn("at least 130.038095", text)
 
     def test_bad_input_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
