@@ -203,15 +203,15 @@ The output has "maxLoad" (or "totalLatency") and "status" (optimal; feasible whe
 time-limited integer program answered; time-limit when the exact DP ran out of time and DPL's split
 answers), "bound" (the solver's own proven lower bound) and "gap", the certificate: "upperBound"
 (the split's value), "lowerBound" (the best bound proven for the optimum of "boundSpace":
-contiguous or any), "boundMethod" (dp, ip, ip-noncontig, simple, cpu-block, pooled-dp or
-bottleneck), "ratio" (upper /
-lower; 1 when proven optimal) and, for a contiguous space, "anyLowerBound" and "anyBoundMethod"
+contiguous or any), "boundMethod" (dp, ip, ip-noncontig, simple, cpu-block, pooled-dp, packing
+or bottleneck), "ratio" (upper / lower; 1 when proven optimal) and, for a contiguous space, "anyLowerBound" and "anyBoundMethod"
 (over every placement); and "solver": the algorithm asked for, the one that answered ("chosen", for
 auto), how ("how"), and its counts. When the split is not proven optimal (max-load), 10% of the time
 limit is kept for the certificate: the exact DP within half of it (dpl, slicegraph, ip), so that
 where it finishes the split is measured against the contiguous optimum, then with CPU cores the CPU
 blocks' bound, where the DP did not finish the DP with floating operators pooled (with what is left
-of the time limit), and the bottleneck bound (README.md, "Certificates").
+of the time limit), for a non-contiguous split (ip-noncontig, local-search) the largest operators'
+packing, and the bottleneck bound (README.md, "Certificates").
 )";
 
 const char* kEvaluateHelp = R"(Usage: onnx-placer evaluate WORKLOAD.json --split SPLIT.json [options]
