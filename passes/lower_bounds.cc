@@ -191,7 +191,7 @@ MethodBound packingMethod(const Problem& problem, const Problem& relaxed, const 
   if (!bound) {
     out.outcome = "failed: " + bound.status().message();
   } else if (!*bound) {
-    detail << "skipped: every operator fits a CPU core within DPL's " << dpl->value;
+    detail << "skipped: no operator takes accelerator time below DPL's " << dpl->value;
     out.outcome = detail.str();
   } else {
     const PackingBound& b = **bound;
